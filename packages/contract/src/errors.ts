@@ -1,0 +1,78 @@
+/** Stable error codes. Clients match on these; only the server's http/ layer maps them to statuses. */
+export const ERROR_CODES = {
+  // request level
+  malformed_json: 'The body is not valid JSON.',
+  unsupported_media_type: 'The body must be application/json.',
+  body_too_large: 'The body is larger than the service accepts.',
+  invalid_query: 'A query parameter is invalid.',
+  validation_failed: 'One or more fields are invalid.',
+  unauthenticated: 'A valid bearer token is required.',
+  forbidden: 'The token does not allow this action.',
+  not_found: 'No such record.',
+  route_not_found: 'No such endpoint.',
+  method_not_allowed: 'The endpoint does not accept this method.',
+  conflict: 'The record is busy with another operation.',
+  idempotency_key_reused: 'The Idempotency-Key was used with another request.',
+  idempotency_key_in_progress: 'A request with this Idempotency-Key is still being processed.',
+  rate_limited: 'Too many requests.',
+  not_implemented: 'This feature is not built yet.',
+  internal: 'Internal error.',
+  upstream_unavailable: 'A provider could not be reached.',
+  upstream_auth_failed: 'A provider rejected the credentials.',
+  upstream_rate_limited: 'A provider rate-limited the request.',
+  upstream_not_found: 'A provider does not know the record.',
+  upstream_error: 'A provider answered with an error.',
+} as const;
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Codes of single field violations, reported in `errors[].code`. */
+export const FIELD_CODES = [
+  'required',
+  'invalid_type',
+  'invalid_format',
+  'invalid_value',
+  'too_short',
+  'too_long',
+  'out_of_range',
+  'unknown_field',
+  'not_allowed_for_type',
+  'not_allowed_with_free_domain',
+  'not_allowed_without_database',
+  'not_allowed',
+  'conflicting_values',
+  'not_found',
+  'provider_mismatch',
+  'wildcard_not_allowed_for_type',
+  'requires_wildcard',
+  'requires_ssl',
+  'one_per_server',
+  'database_taken',
+  'database_user_taken',
+  'domain_taken',
+  'port_taken',
+  'reserved_prefix',
+  'db_server_version_conflict',
+  'db_family_not_supported',
+  'node_too_old',
+  'not_applicable',
+  'must_equal',
+  'invalid_characters',
+] as const;
+export type FieldCode = (typeof FIELD_CODES)[number];
+
+export interface FieldError {
+  /** JSON path of the field, dotted (`options.databaseUser`, `dnsProfile.uuid`). */
+  field: string;
+  code: FieldCode;
+  message: string;
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  errors?: FieldError[];
+  request_id: string;
+}

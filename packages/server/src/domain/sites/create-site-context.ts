@@ -1,0 +1,18 @@
+import type { SiteTypeId } from '@siteplane/contract';
+import type { ServerFacts } from '../servers/facts.js';
+
+/** What the rules need to know about the world; the use case loads it, the rules stay pure. */
+export interface CreateSiteContext {
+  /** null when the server does not exist for this tenant. */
+  server: { uuid: string; facts: ServerFacts } | null;
+  serverUserExists: boolean;
+  /** null when the named DNS profile does not exist for this tenant; undefined when none was named. */
+  dnsProfile?: { uuid: string; provider: string } | null;
+  taken: {
+    domains: ReadonlySet<string>;
+    databases: ReadonlySet<string>;
+    databaseUsers: ReadonlySet<string>;
+    ports: ReadonlySet<number>;
+    singletonTypes: ReadonlySet<SiteTypeId>;
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * One interface for every version-control provider (spec §4.2, issue 5). Each provider lives in its
+ * own file in this folder; `create-vcs-provider.ts` picks one for a profile.
+ */
+export type VcsProviderName = 'github' | 'gitlab' | 'bitbucket' | 'gitea' | 'git';
+
+export interface VcsProfileConfig {
+  provider: VcsProviderName;
+  /** API base for self-hosted providers (GitHub Enterprise, GitLab, Gitea/Forgejo); provider default otherwise. */
+  baseUrl: string | null;
+  /** Decrypted token; null for public or plain-git profiles. */
+  token: string | null;
+  /** For `git` profiles: remote URLs (https, ssh, git, file), optionally with credentials. */
+  repositories: string[];
+}
+
+export interface RepositorySummary {
+  /** `<owner>/<repo>`, deeper for GitLab groups. */
+  name: string;
+  default_branch: string | null;
+  private: boolean | null;
+  web_url: string | null;
+}
+
+export interface Branch {
+  name: string;
+  commit: string | null;
+}
+
+export interface RepositoryDetail extends RepositorySummary {
+  branches: Branch[];
+}
+
+export interface VcsProvider {
+  /** The account the credentials authenticate as (login/username); checks the token. */
+  whoami(): Promise<{ account: string | null }>;
+  /** Every repository of the profile, all pages fetched. */
+  listRepositories(): Promise<RepositorySummary[]>;
+  /** One repository with its default branch and every branch. Throws VcsError 'not_found' when unknown. */
+  getRepository(name: string): Promise<RepositoryDetail>;
+}
+
+export type VcsErrorKind = 'auth_failed' | 'rate_limited' | 'unreachable' | 'not_found' | 'provider_error';
+
+/** A provider failure; never turned into an empty list (NOTES: peers' users were confused by that). */
+export class VcsError extends Error {
+  constructor(
+    readonly kind: VcsErrorKind,
+    message: string,
+    /** Seconds until the provider's rate limit resets, when known. */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+    this.name = 'VcsError';
+  }
+}
