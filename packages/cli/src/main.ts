@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+import { Command } from 'commander';
+import { serveCommand } from './serve.js';
+import { apiCommands } from './api-commands.js';
+import { tokenCommands } from './token-commands.js';
+
+const program = new Command('siteplane').description('Siteplane: sites on your own servers').showHelpAfterError();
+serveCommand(program);
+tokenCommands(program);
+apiCommands(program);
+program.parseAsync(process.argv).catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

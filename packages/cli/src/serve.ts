@@ -1,0 +1,27 @@
+import { buildService } from '@siteplane/server/app';
+import { loadConfig } from '@siteplane/server/config';
+import type { Command } from 'commander';
+
+/** `siteplane serve`: API and worker in one process. */
+export function serveCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('Run the API and the worker (HOST, PORT, SITEPLANE_DATA_DIR, DATABASE_URL …)')
+    .action(async () => {
+      const config = loadConfig();
+      const service = await buildService(config);
+      const address = await service.app.listen({ host: config.host, port: config.port });
+      const store = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `SQLite ${config.dataDir}/siteplane.db`;
+      process.stdout.write(
+        `Siteplane listening on ${address} (storage: ${store})\n` +
+          `API reference: ${address}/docs\n` +
+          'Create a token: npx tsx packages/cli/src/main.ts token create --name me (same SITEPLANE_DATA_DIR / DATABASE_URL)\n',
+      );
+      const stop = async () => {
+        await service.close();
+        process.exit(0);
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+}

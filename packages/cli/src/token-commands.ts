@@ -1,0 +1,46 @@
+import { loadConfig, sqliteFile } from '@siteplane/server/config';
+import { openStorage } from '@siteplane/server/storage';
+import { createToken, listTokens, revokeToken } from '@siteplane/server/tokens';
+import type { Command } from 'commander';
+
+async function withDb<T>(fn: (db: Awaited<ReturnType<typeof openStorage>>['db']) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const storage = await openStorage({ databaseUrl: config.databaseUrl, sqliteFile: sqliteFile(config) });
+  try {
+    return await fn(storage.db);
+  } finally {
+    await storage.close();
+  }
+}
+
+/** Local admin commands on the same database as `serve` (no running service needed). */
+export function tokenCommands(program: Command): void {
+  const token = program.command('token').description('API tokens');
+  token
+    .command('create')
+    .requiredOption('--name <name>', 'what the token is for')
+    .option('--scope <scope>', 'read or write', 'write')
+    .option('--team <team>', 'limit the token to this team (created if missing)')
+    .option('--account <account>', 'account (created if missing)', 'default')
+    .description('Create a token and print it (only the token; it is shown once)')
+    .action(async (o: { name: string; scope: string; team?: string; account: string }) => {
+      if (o.scope !== 'read' && o.scope !== 'write') throw new Error('--scope must be read or write');
+      const created = await withDb((db) => createToken(db, { name: o.name, scope: o.scope as 'read' | 'write', team: o.team, account: o.account }));
+      process.stdout.write(`${created.token}\n`);
+    });
+  token
+    .command('list')
+    .description('List tokens (never their secret)')
+    .action(async () => {
+      const rows = await withDb((db) => listTokens(db));
+      process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    });
+  token
+    .command('revoke <uuidOrName>')
+    .description('Revoke a token by uuid or name')
+    .action(async (which: string) => {
+      const n = await withDb((db) => revokeToken(db, which));
+      if (n === 0) throw new Error('no such active token');
+      process.stdout.write(`revoked ${n}\n`);
+    });
+}

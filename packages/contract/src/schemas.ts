@@ -1,0 +1,226 @@
+import { type TSchema, Type as T } from '@sinclair/typebox';
+import { DB_SERVERS, DIRECTUS_RELEASE_TYPES, DNS_PROVIDERS, NODE_VERSIONS, PHP_VERSIONS, SITE_TYPE_IDS, SSL_PROVIDERS } from './site-types.js';
+
+/**
+ * TypeBox schemas of every request and response: the server validates admin bodies with them and
+ * builds the OpenAPI document from them; the SDK types come from them.
+ */
+const lit = (values: readonly string[]) => T.Union(values.map((v) => T.Literal(v)));
+const Uuid = T.String({ format: 'uuid' });
+
+export const FieldErrorSchema = T.Object({ field: T.String(), code: T.String(), message: T.String() });
+export const ProblemSchema = T.Object(
+  {
+    type: T.String(),
+    title: T.String(),
+    status: T.Integer(),
+    detail: T.String(),
+    code: T.String(),
+    errors: T.Optional(T.Array(FieldErrorSchema)),
+    request_id: T.String(),
+  },
+  { description: 'application/problem+json' },
+);
+
+export const ListMeta = T.Object({ next_cursor: T.Union([T.String(), T.Null()]), limit: T.Integer() });
+export const listOf = (item: TSchema) => T.Object({ data: T.Array(item), meta: ListMeta });
+
+export const SiteOptionsSchema = T.Object(
+  {
+    phpVersion: T.Optional(lit(PHP_VERSIONS)),
+    nodejsVersion: T.Optional(lit(NODE_VERSIONS)),
+    buildCommand: T.Optional(T.String()),
+    enableCache: T.Optional(T.Boolean()),
+    shouldCreateDatabaseAndUser: T.Optional(T.Boolean()),
+    database: T.Optional(T.String({ pattern: '^[A-Za-z0-9_$]{1,63}$' })),
+    databaseUser: T.Optional(T.String()),
+    databasePassword: T.Optional(T.String({ writeOnly: true })),
+    useCachingSha2Password: T.Optional(T.Boolean()),
+    preferredDbServer: T.Optional(lit(DB_SERVERS)),
+    site_type_version: T.Optional(T.Integer()),
+    directusReleaseType: T.Optional(lit(DIRECTUS_RELEASE_TYPES)),
+    port: T.Optional(T.Integer({ minimum: 1024, maximum: 65535 })),
+    artifactPath: T.Optional(T.String()),
+    webDirectory: T.Optional(T.String()),
+    performInstallSetup: T.Optional(T.Boolean()),
+    wpAdminSetup: T.Optional(
+      T.Object({ title: T.String(), adminUser: T.String(), adminPassword: T.String({ writeOnly: true }), adminEmail: T.String() }),
+    ),
+  },
+  { description: 'Type-specific settings (spec §2.2). Options that do not apply to the type are refused with 422.' },
+);
+
+export const CreateSiteBody = T.Object({
+  server: Uuid,
+  serverUser: Uuid,
+  type: T.String({ description: `One of ${SITE_TYPE_IDS.join(', ')}; display names such as "Static HTML" are accepted.` }),
+  domain: T.Optional(T.String()),
+  freeDomain: T.Optional(T.Boolean()),
+  ssl: T.Optional(T.Boolean()),
+  sslEmail: T.Optional(T.String({ format: 'email' })),
+  sslProvider: T.Optional(lit(SSL_PROVIDERS)),
+  supportsLivewire: T.Optional(T.Boolean()),
+  wildcard: T.Optional(T.Boolean()),
+  dnsProfile: T.Optional(T.Object({ uuid: Uuid, provider: lit(DNS_PROVIDERS) })),
+  includeWwwSslCert: T.Optional(T.Boolean()),
+  site_type_version: T.Optional(T.Integer()),
+  options: SiteOptionsSchema,
+});
+
+export const OperationRef = T.Object({ uuid: Uuid, kind: T.String(), status: T.String() });
+
+export const SiteRecordSchema = T.Object({
+  uuid: Uuid,
+  server: Uuid,
+  server_user: Uuid,
+  type: lit(SITE_TYPE_IDS),
+  domain: T.String(),
+  free_domain: T.Boolean(),
+  free_domain_base: T.Union([T.String(), T.Null()]),
+  status: lit(['pending', 'installing', 'installed', 'failed', 'deleting', 'deleted', 'delete_failed']),
+  ssl: T.Object({
+    enabled: T.Boolean(),
+    provider: T.Union([T.String(), T.Null()]),
+    wildcard: T.Boolean(),
+    include_www: T.Boolean(),
+    status: T.String(),
+    expires_at: T.Union([T.String(), T.Null()]),
+  }),
+  supports_livewire: T.Boolean(),
+  options: T.Record(T.String(), T.Unknown()),
+  database: T.Union([T.Object({ name: T.Union([T.String(), T.Null()]), user: T.Union([T.String(), T.Null()]), engine: T.String() }), T.Null()]),
+  port: T.Union([T.Integer(), T.Null()]),
+  failure: T.Unknown(),
+  operation: T.Union([OperationRef, T.Null()]),
+  created_at: T.String(),
+  updated_at: T.String(),
+});
+
+export const CreatedSiteSchema = T.Intersect([
+  SiteRecordSchema,
+  T.Object({
+    generated_database_password: T.Optional(T.String({ description: 'Shown once, when Siteplane generated the password.' })),
+  }),
+]);
+
+export const DeleteSiteBody = T.Object({ deleteDatabase: T.Optional(T.Boolean()) });
+
+export const FactsSchema = T.Object({
+  os: T.Union([T.String(), T.Null()]),
+  arch: T.Optional(T.Union([T.String(), T.Null()])),
+  php: T.Array(lit(PHP_VERSIONS)),
+  node: T.Union([T.String(), T.Null()]),
+  mysql: T.Union([lit(DB_SERVERS.filter((d) => !d.startsWith('postgresql'))), T.Null()]),
+  postgresql: T.Union([lit(DB_SERVERS.filter((d) => d.startsWith('postgresql'))), T.Null()]),
+  nginx: T.Optional(T.Union([T.String(), T.Null()])),
+  pm2: T.Optional(T.Union([T.String(), T.Null()])),
+});
+
+export const CreateServerBody = T.Object(
+  {
+    name: T.String({ minLength: 1, maxLength: 100 }),
+    ip: T.String({ description: 'IPv4 or IPv6 address, or a host name' }),
+    connection: lit(['ssh', 'local', 'dry-run']),
+    sshPort: T.Optional(T.Integer({ minimum: 1, maximum: 65535 })),
+    sshUser: T.Optional(T.String({ pattern: '^[a-z_][a-z0-9_-]{0,31}$' })),
+    team: T.Optional(Uuid),
+    facts: T.Optional(T.Partial(FactsSchema)),
+  },
+  { additionalProperties: false },
+);
+
+export const ServerRecordSchema = T.Object({
+  uuid: Uuid,
+  team: Uuid,
+  name: T.String(),
+  ip: T.String(),
+  connection: T.String(),
+  ssh_port: T.Integer(),
+  ssh_user: T.String(),
+  public_key: T.Union([T.String(), T.Null()]),
+  host_key_sha256: T.Union([T.String(), T.Null()]),
+  status: T.String(),
+  facts: FactsSchema,
+  facts_source: T.String(),
+  facts_at: T.Union([T.String(), T.Null()]),
+  created_at: T.String(),
+});
+
+export const CreateServerUserBody = T.Object(
+  { username: T.String({ pattern: '^[a-z_][a-z0-9_-]{0,31}$' }) },
+  { additionalProperties: false },
+);
+export const ServerUserSchema = T.Object({ uuid: Uuid, server: Uuid, username: T.String(), created_at: T.String() });
+
+export const CreateDnsProfileBody = T.Object(
+  {
+    provider: lit(DNS_PROVIDERS),
+    name: T.String({ minLength: 1, maxLength: 100 }),
+    credentials: T.Record(T.String(), T.String(), { description: 'cloudflare {apiToken}; digitalocean {token}; porkbun {apiKey, secretApiKey}; aws {accessKeyId, secretAccessKey, region?}' }),
+    team: T.Optional(Uuid),
+  },
+  { additionalProperties: false },
+);
+export const DnsProfileSchema = T.Object({
+  uuid: Uuid,
+  team: Uuid,
+  provider: T.String(),
+  name: T.String(),
+  verified_at: T.Union([T.String(), T.Null()]),
+  created_at: T.String(),
+});
+
+export const VC_PROVIDERS = ['github', 'gitlab', 'bitbucket', 'gitea', 'git'] as const;
+export const CreateVcProfileBody = T.Object(
+  {
+    provider: lit(VC_PROVIDERS),
+    name: T.String({ minLength: 1, maxLength: 100 }),
+    token: T.Optional(T.String({ writeOnly: true })),
+    baseUrl: T.Optional(T.String({ format: 'uri' })),
+    repositories: T.Optional(T.Array(T.String(), { description: 'git provider: remote URLs' })),
+    team: T.Optional(Uuid),
+  },
+  { additionalProperties: false },
+);
+export const VcProfileSchema = T.Object({
+  uuid: Uuid,
+  team: Uuid,
+  provider: T.String(),
+  name: T.String(),
+  base_url: T.Union([T.String(), T.Null()]),
+  account: T.Union([T.String(), T.Null()]),
+  created_at: T.String(),
+});
+export const RepositorySchema = T.Object({
+  name: T.String({ description: '<owner>/<repo>' }),
+  default_branch: T.Union([T.String(), T.Null()]),
+  private: T.Union([T.Boolean(), T.Null()]),
+  web_url: T.Union([T.String(), T.Null()]),
+});
+export const RepositoryDetailSchema = T.Intersect([
+  RepositorySchema,
+  T.Object({ branches: T.Array(T.Object({ name: T.String(), commit: T.Union([T.String(), T.Null()]) })) }),
+]);
+
+export const OperationSchema = T.Object({
+  uuid: Uuid,
+  site: Uuid,
+  kind: T.String(),
+  status: lit(['queued', 'running', 'succeeded', 'failed']),
+  error: T.Unknown(),
+  created_at: T.String(),
+  started_at: T.Union([T.String(), T.Null()]),
+  finished_at: T.Union([T.String(), T.Null()]),
+  steps: T.Array(
+    T.Object({
+      index: T.Integer(),
+      name: T.String(),
+      status: T.String(),
+      exit_code: T.Union([T.Integer(), T.Null()]),
+      started_at: T.String(),
+      finished_at: T.Union([T.String(), T.Null()]),
+    }),
+  ),
+  logs: T.Array(T.Object({ seq: T.Integer(), at: T.String(), line: T.String() })),
+  next_after: T.Union([T.Integer(), T.Null()]),
+});

@@ -1,0 +1,79 @@
+import type { Problem } from '@siteplane/contract';
+
+/** A failed call: the service's problem+json, kept whole. */
+export class SiteplaneError extends Error {
+  constructor(readonly status: number, readonly problem: Problem | null) {
+    super(problem ? `${problem.status} ${problem.code}: ${problem.detail}${problem.errors?.length ? ` (${problem.errors.map((e) => `${e.field}: ${e.message}`).join('; ')})` : ''}` : `HTTP ${status}`);
+    this.name = 'SiteplaneError';
+  }
+}
+
+export interface ListPage<T> {
+  data: T[];
+  meta: { next_cursor: string | null; limit: number };
+}
+
+type Json = Record<string, unknown>;
+
+/** Typed client of the Siteplane API; the CLI uses nothing else to talk to the service. */
+export class SiteplaneClient {
+  constructor(private readonly options: { baseUrl: string; token: string; fetch?: typeof fetch }) {}
+
+  async request<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+    const res = await (this.options.fetch ?? fetch)(new URL(path, this.options.baseUrl), {
+      method,
+      headers: { authorization: `Bearer ${this.options.token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (!res.ok) {
+      let problem: Problem | null = null;
+      try {
+        problem = JSON.parse(text) as Problem;
+      } catch {}
+      throw new SiteplaneError(res.status, problem);
+    }
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  /** Follows next_cursor until the list is whole. */
+  async all<T>(path: string): Promise<T[]> {
+    const out: T[] = [];
+    let cursor: string | null = null;
+    do {
+      const sep = path.includes('?') ? '&' : '?';
+      const page: ListPage<T> = await this.request('GET', cursor ? `${path}${sep}cursor=${encodeURIComponent(cursor)}` : path);
+      out.push(...page.data);
+      cursor = page.meta.next_cursor;
+    } while (cursor);
+    return out;
+  }
+
+  listSites = (server: string) => this.all<Json>(`/api/v1/sites?server=${encodeURIComponent(server)}`);
+  getSite = (uuid: string) => this.request<Json>('GET', `/api/v1/sites/${encodeURIComponent(uuid)}`);
+  createSite = (body: Json, idempotencyKey?: string) =>
+    this.request<Json>('POST', '/api/v1/sites', body, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {});
+  deleteSite = (uuid: string, deleteDatabase = false) =>
+    this.request<Json>('DELETE', `/api/v1/sites/${encodeURIComponent(uuid)}`, deleteDatabase ? { deleteDatabase: true } : undefined);
+  getOperation = (uuid: string, after = 0) => this.request<Json>('GET', `/api/v1/operations/${encodeURIComponent(uuid)}?after=${after}`);
+
+  listServers = () => this.all<Json>('/api/v1/servers');
+  createServer = (body: Json) => this.request<Json>('POST', '/api/v1/servers', body);
+  verifyServer = (uuid: string) => this.request<Json>('POST', `/api/v1/servers/${encodeURIComponent(uuid)}/verify`);
+  deleteServer = (uuid: string) => this.request<void>('DELETE', `/api/v1/servers/${encodeURIComponent(uuid)}`);
+  listServerUsers = (server: string) => this.all<Json>(`/api/v1/servers/${encodeURIComponent(server)}/users`);
+  createServerUser = (server: string, username: string) => this.request<Json>('POST', `/api/v1/servers/${encodeURIComponent(server)}/users`, { username });
+
+  listDnsProfiles = () => this.all<Json>('/api/v1/dns-profiles');
+  createDnsProfile = (body: Json) => this.request<Json>('POST', '/api/v1/dns-profiles', body);
+  verifyDnsProfile = (uuid: string) => this.request<Json>('POST', `/api/v1/dns-profiles/${encodeURIComponent(uuid)}/verify`);
+  deleteDnsProfile = (uuid: string) => this.request<void>('DELETE', `/api/v1/dns-profiles/${encodeURIComponent(uuid)}`);
+
+  listVcProfiles = () => this.all<Json>('/api/v1/vc-profiles');
+  getVcProfile = (uuid: string) => this.request<Json>('GET', `/api/v1/vc-profiles/${encodeURIComponent(uuid)}`);
+  createVcProfile = (body: Json) => this.request<Json>('POST', '/api/v1/vc-profiles', body);
+  deleteVcProfile = (uuid: string) => this.request<void>('DELETE', `/api/v1/vc-profiles/${encodeURIComponent(uuid)}`);
+  listRepositories = (profile: string) => this.all<Json>(`/api/v1/vc-profiles/${encodeURIComponent(profile)}/repos`);
+  getRepository = (profile: string, name: string) =>
+    this.request<Json>('GET', `/api/v1/vc-profiles/${encodeURIComponent(profile)}/repos/${encodeURIComponent(name)}`);
+}

@@ -1,0 +1,109 @@
+import { readFileSync } from 'node:fs';
+import type { SiteTypeId } from '@siteplane/contract';
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import type { Logger } from 'pino';
+import { loadSecretKey, SecretBox } from '../crypto/secret-box.js';
+import { buildHttp } from '../http/build-http.js';
+import { cachedAuthenticator } from '../http/auth.js';
+import { JobQueue } from '../jobs/queue.js';
+import { ServerLocks } from '../jobs/server-locks.js';
+import { runSiteJob, type SiteJobDeps } from '../jobs/site-job.js';
+import { Worker } from '../jobs/worker.js';
+import { detectFacts } from '../provisioning/detect-facts.js';
+import type { Recipe } from '../provisioning/step.js';
+import { openStorage, type Storage } from '../storage/database.js';
+import { IdempotencyStore } from '../storage/idempotency-store.js';
+import { actorForToken } from '../storage/tokens.js';
+import type { Integrations } from '../use-cases/integrations.js';
+import type { UseCaseDeps } from '../use-cases/deps.js';
+import { type Clock, systemClock } from './clock.js';
+import { type Config, sqliteFile } from './config.js';
+import { executorFactory } from './executors.js';
+import { realIntegrations } from './integrations.js';
+import { createLogger } from './logger.js';
+import { defaultRecipes } from './recipes.js';
+
+export interface Service {
+  app: FastifyInstance;
+  storage: Storage;
+  worker: Worker | null;
+  useCases: UseCaseDeps;
+  logger: Logger;
+  openapi: unknown;
+  close(): Promise<void>;
+}
+
+export interface ServiceOverrides {
+  clock?: Clock;
+  logger?: Logger;
+  integrations?: Integrations;
+  recipes?: (type: SiteTypeId) => Recipe;
+  executorFor?: SiteJobDeps['executorFor'];
+  leaseMs?: number;
+  pollMs?: number;
+}
+
+export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** The composition root: the only place that builds objects from configuration (ARCHITECTURE §1). */
+export async function buildService(config: Config, overrides: ServiceOverrides = {}): Promise<Service> {
+  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const clock = overrides.clock ?? systemClock;
+  const storage = await openStorage({ databaseUrl: config.databaseUrl, sqliteFile: sqliteFile(config) });
+  const secrets = new SecretBox(loadSecretKey(config.secretKey, config.dataDir));
+  const queue = new JobQueue(storage.db, storage.dialect);
+  let worker: Worker | null = null;
+  const useCases: UseCaseDeps = {
+    db: storage.db,
+    dialect: storage.dialect,
+    secrets,
+    clock,
+    freeDomainBase: config.freeDomainBase,
+    jobEnqueued: () => worker?.wake(),
+    integrations: overrides.integrations ?? realIntegrations(config),
+  };
+  const jobDeps: SiteJobDeps = {
+    db: storage.db,
+    secrets,
+    clock,
+    recipes: overrides.recipes ?? defaultRecipes,
+    executorFor: overrides.executorFor ?? executorFactory(secrets),
+    detectFacts: async (exec, server) => (server.connection === 'dry-run' ? null : detectFacts(exec)),
+    settings: { wordpressSource: config.wordpressSource, phpmyadminSource: config.phpmyadminSource, npmRegistry: config.npmRegistry },
+    locks: new ServerLocks(),
+  };
+  if (config.runWorker) {
+    worker = new Worker(queue, (job) => runSiteJob(jobDeps, job), clock, logger, {
+      concurrency: config.workerConcurrency,
+      leaseMs: overrides.leaseMs ?? 30_000,
+      pollMs: overrides.pollMs ?? 1_000,
+    });
+  }
+  const { app, openapi } = buildHttp({
+    useCases,
+    authenticate: cachedAuthenticator((token) => actorForToken(storage.db, token)),
+    idempotency: new IdempotencyStore(storage.db),
+    clock,
+    logger,
+    version: VERSION,
+    health: async () => {
+      await sql`SELECT 1`.execute(storage.db);
+      return { database: true, worker: worker !== null };
+    },
+  });
+  worker?.start();
+  return {
+    app,
+    storage,
+    worker,
+    useCases,
+    logger,
+    openapi,
+    async close() {
+      await app.close();
+      await worker?.stop();
+      await storage.close();
+    },
+  };
+}

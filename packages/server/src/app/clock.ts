@@ -1,0 +1,8 @@
+/** Time as a port, so renewals, leases and idempotency windows can be tested with a controlled clock. */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+export const iso = (clock: Clock, offsetMs = 0): string => new Date(clock.now().getTime() + offsetMs).toISOString();

@@ -1,0 +1,104 @@
+import { join, resolve } from 'node:path';
+
+/** Every setting of ARCHITECTURE §2 "Configuration", validated once at start; all problems listed. */
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl: string | null;
+  secretKey: string | null;
+  freeDomainBase: string;
+  freeDomainZone: string | null;
+  freeDomainDnsProfile: string | null;
+  acmeDirectoryLetsEncrypt: string;
+  acmeDirectoryZeroSsl: string;
+  acmeCaCerts: string | null;
+  dnsResolvers: string[];
+  cloudflareApiBase: string | null;
+  digitaloceanApiBase: string | null;
+  porkbunApiBase: string | null;
+  awsRoute53Endpoint: string | null;
+  wordpressSource: string;
+  phpmyadminSource: string;
+  npmRegistry: string | null;
+  logLevel: string;
+  workerConcurrency: number;
+  runWorker: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const problems: string[] = [];
+  const str = (name: string, fallback: string) => (env[name]?.trim() ? (env[name] as string).trim() : fallback);
+  const opt = (name: string) => (env[name]?.trim() ? (env[name] as string).trim() : null);
+  const int = (name: string, fallback: number, min: number, max: number) => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+    return n;
+  };
+  const url = (name: string) => {
+    const value = opt(name);
+    if (value) {
+      try {
+        new URL(value);
+      } catch {
+        problems.push(`${name} must be a URL (got "${value}")`);
+      }
+    }
+    return value;
+  };
+  const resolvers = (opt('DNS_RESOLVERS') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const r of resolvers) {
+    if (!/^[0-9a-fA-F.:[\]]+(:\d+)?$/.test(r)) problems.push(`DNS_RESOLVERS entry "${r}" must be ip or ip:port`);
+  }
+  const databaseUrl = opt('DATABASE_URL');
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) problems.push('DATABASE_URL must be a postgres:// URL');
+  const secretKey = opt('SITEPLANE_SECRET_KEY');
+  if (secretKey && Buffer.from(secretKey, 'base64').length !== 32) {
+    problems.push('SITEPLANE_SECRET_KEY must be 32 bytes, base64-encoded (openssl rand -base64 32)');
+  }
+  const freeDomainBase = str('FREE_DOMAIN_BASE', 'sslip.io').toLowerCase();
+  if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(freeDomainBase)) problems.push('FREE_DOMAIN_BASE must be a domain name');
+
+  const config: Config = {
+    host: str('HOST', '127.0.0.1'),
+    port: int('PORT', 8080, 0, 65535),
+    dataDir: resolve(str('SITEPLANE_DATA_DIR', './data')),
+    databaseUrl,
+    secretKey,
+    freeDomainBase,
+    freeDomainZone: opt('FREE_DOMAIN_ZONE'),
+    freeDomainDnsProfile: opt('FREE_DOMAIN_DNS_PROFILE'),
+    acmeDirectoryLetsEncrypt: url('ACME_DIRECTORY_LETSENCRYPT') ?? 'https://acme-v02.api.letsencrypt.org/directory',
+    acmeDirectoryZeroSsl: url('ACME_DIRECTORY_ZEROSSL') ?? 'https://acme.zerossl.com/v2/DV90',
+    acmeCaCerts: opt('ACME_CA_CERTS'),
+    dnsResolvers: resolvers,
+    cloudflareApiBase: url('CLOUDFLARE_API_BASE'),
+    digitaloceanApiBase: url('DIGITALOCEAN_API_BASE'),
+    porkbunApiBase: url('PORKBUN_API_BASE'),
+    awsRoute53Endpoint: url('AWS_ROUTE53_ENDPOINT'),
+    wordpressSource: str('WORDPRESS_SOURCE', 'https://wordpress.org/latest.tar.gz'),
+    phpmyadminSource: str('PHPMYADMIN_SOURCE', 'https://files.phpmyadmin.net/phpMyAdmin/5.2.1/phpMyAdmin-5.2.1-all-languages.tar.gz'),
+    npmRegistry: url('NPM_REGISTRY'),
+    logLevel: str('LOG_LEVEL', 'info'),
+    workerConcurrency: int('WORKER_CONCURRENCY', 4, 1, 64),
+    runWorker: str('SITEPLANE_WORKER', 'on') !== 'off',
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+export function sqliteFile(config: Config): string {
+  return join(config.dataDir, 'siteplane.db');
+}

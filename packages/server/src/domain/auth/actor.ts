@@ -1,0 +1,12 @@
+/** Who is calling: resolved from the bearer token (ARCHITECTURE §2 "Tenancy and tokens"). */
+export interface Actor {
+  tokenUuid: string;
+  accountUuid: string;
+  /** The teams the token reaches: one for a team token, every team of the account for a global one. */
+  teamUuids: string[];
+  scope: 'read' | 'write';
+}
+
+export function canSee(actor: Actor, teamUuid: string): boolean {
+  return actor.teamUuids.includes(teamUuid);
+}

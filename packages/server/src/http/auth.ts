@@ -1,0 +1,44 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Actor } from '../domain/auth/actor.js';
+import { sendProblem } from './problem.js';
+
+export type Authenticate = (token: string) => Promise<Actor | null>;
+
+/**
+ * Bearer authentication (spec §5): 401 with WWW-Authenticate for a missing, unknown or revoked
+ * token; 403 when a read-only token asks to write.
+ */
+export async function authenticateRequest(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  authenticate: Authenticate,
+  needs: 'read' | 'write',
+): Promise<Actor | null> {
+  const header = req.headers.authorization;
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  const actor = match?.[1] ? await authenticate(match[1]) : null;
+  if (!actor) {
+    reply.header('WWW-Authenticate', `Bearer realm="siteplane"${header ? ', error="invalid_token"' : ''}`);
+    await sendProblem(req, reply, 'unauthenticated', header ? 'The bearer token is unknown or revoked.' : 'Send Authorization: Bearer <token>.');
+    return null;
+  }
+  if (needs === 'write' && actor.scope !== 'write') {
+    await sendProblem(req, reply, 'forbidden', 'This token is read-only.');
+    return null;
+  }
+  return actor;
+}
+
+/** Remembers resolved tokens for a few seconds: the hot paths then skip the token queries. */
+export function cachedAuthenticator(inner: Authenticate, ttlMs = 2000, now = () => Date.now()): Authenticate & { forget(): void } {
+  const cache = new Map<string, { actor: Actor | null; until: number }>();
+  const fn = async (token: string) => {
+    const hit = cache.get(token);
+    if (hit && hit.until > now()) return hit.actor;
+    const actor = await inner(token);
+    if (cache.size > 10_000) cache.clear();
+    cache.set(token, { actor, until: now() + ttlMs });
+    return actor;
+  };
+  return Object.assign(fn, { forget: () => cache.clear() });
+}

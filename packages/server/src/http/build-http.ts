@@ -1,0 +1,82 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Clock } from '../app/clock.js';
+import type { IdempotencyStore } from '../storage/idempotency-store.js';
+import type { UseCaseDeps } from '../use-cases/deps.js';
+import { type Authenticate, authenticateRequest } from './auth.js';
+import { renderDocsPage } from './docs-page.js';
+import { installErrorHandler } from './error-handler.js';
+import { registerFormats } from './formats.js';
+import { applyIdempotency, installIdempotencyRecorder } from './idempotency.js';
+import { buildOpenApi } from './openapi.js';
+import { MalformedJson } from './malformed-json.js';
+import type { RouteDef } from './route.js';
+import { apiRoutes } from './routes/index.js';
+import { assertMatches } from './validate-schema.js';
+
+export interface HttpDeps {
+  useCases: UseCaseDeps;
+  authenticate: Authenticate;
+  idempotency: IdempotencyStore;
+  clock: Clock;
+  logger: Logger;
+  version: string;
+  health(): Promise<{ database: boolean; worker: boolean }>;
+}
+
+const BODY_LIMIT = 1024 * 1024;
+
+/** The Fastify app: problem+json errors, bearer auth, idempotency keys, every route of routes/. */
+export function buildHttp(deps: HttpDeps): { app: FastifyInstance; openapi: ReturnType<typeof buildOpenApi> } {
+  registerFormats();
+  let n = 0;
+  const app = Fastify({
+    loggerInstance: deps.logger as unknown as FastifyBaseLogger,
+    bodyLimit: BODY_LIMIT,
+    genReqId: () => `req_${Date.now().toString(36)}${(n++).toString(36)}`,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
+    // An empty body is allowed (DELETE without deleteDatabase); anything else must be JSON.
+    if (body === '' || body === undefined) return done(null, undefined);
+    try {
+      done(null, JSON.parse(body as string));
+    } catch {
+      done(new MalformedJson(), undefined);
+    }
+  });
+  installErrorHandler(app);
+  installIdempotencyRecorder(app, deps.idempotency);
+
+  const routes = apiRoutes(deps.useCases);
+  for (const route of routes) register(app, route, deps);
+  const openapi = buildOpenApi(routes, deps.version);
+  const openapiJson = JSON.stringify(openapi, null, 2);
+  const docsHtml = renderDocsPage(openapi);
+  app.get('/api/v1/openapi.json', async (_req, reply) => reply.type('application/json').send(openapiJson));
+  app.get('/docs', async (_req, reply) => reply.type('text/html; charset=utf-8').send(docsHtml));
+  app.get('/api/v1/health', async (_req, reply) => {
+    const h = await deps.health().catch(() => ({ database: false, worker: false }));
+    const ok = h.database;
+    return reply.status(ok ? 200 : 503).send({ status: ok ? 'ok' : 'degraded', version: deps.version, ...h });
+  });
+  return { app, openapi };
+}
+
+function register(app: FastifyInstance, route: RouteDef, deps: HttpDeps): void {
+  app.route({
+    method: route.method,
+    url: route.url,
+    handler: async (req, reply) => {
+      const actor = await authenticateRequest(req, reply, deps.authenticate, route.auth === 'none' ? 'read' : route.auth);
+      if (!actor) return reply;
+      (req as typeof req & { actor: typeof actor }).actor = actor;
+      if (route.body && !route.bodyValidatedByDomain && req.method !== 'GET') assertMatches(route.body, req.body ?? {});
+      if (await applyIdempotency(req, reply, actor, deps.idempotency, deps.clock.now())) return reply;
+      const result = await route.handler(req, reply, actor);
+      if (reply.sent) return reply;
+      return reply.type('application/json').send(JSON.stringify(result));
+    },
+  });
+}

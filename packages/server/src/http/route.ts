@@ -1,0 +1,29 @@
+import type { TSchema } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Actor } from '../domain/auth/actor.js';
+
+/**
+ * One endpoint: method, path, what it needs of the token, its schemas (validation of admin bodies
+ * and the OpenAPI document both come from here) and its handler.
+ */
+export interface RouteDef {
+  method: 'GET' | 'POST' | 'DELETE';
+  url: string;
+  summary: string;
+  tag: string;
+  /** 'none' for health, OpenAPI and docs; otherwise the scope the token needs. */
+  auth: 'none' | 'read' | 'write';
+  body?: TSchema;
+  /** When true the body schema only documents; the handler's domain rules validate (site create). */
+  bodyValidatedByDomain?: boolean;
+  query?: TSchema;
+  params?: Record<string, string>;
+  responses: Record<number, { description: string; schema?: TSchema; headers?: Record<string, string> }>;
+  handler(req: FastifyRequest, reply: FastifyReply, actor: Actor): Promise<unknown>;
+}
+
+export function actorOf(req: FastifyRequest): Actor {
+  const actor = (req as FastifyRequest & { actor?: Actor }).actor;
+  if (!actor) throw new Error('route without authentication');
+  return actor;
+}

@@ -1,0 +1,24 @@
+import type { UseCaseDeps } from '../../use-cases/deps.js';
+import type { RouteDef } from '../route.js';
+import { dnsProfileRoutes } from './dns-profiles/dns-profile.routes.js';
+import { getOperationRoute } from './operations/get-operation.route.js';
+import { serverRoutes } from './servers/server.routes.js';
+import { createSiteRoute } from './sites/create-site.route.js';
+import { deleteSiteRoute } from './sites/delete-site.route.js';
+import { getSiteRoute } from './sites/get-site.route.js';
+import { listSitesRoute } from './sites/list-sites.route.js';
+import { vcProfileRoutes } from './vc-profiles/vc-profile.routes.js';
+
+/** Every authenticated endpoint of the service. */
+export function apiRoutes(deps: UseCaseDeps): RouteDef[] {
+  return [
+    listSitesRoute(deps),
+    getSiteRoute(deps),
+    createSiteRoute(deps),
+    deleteSiteRoute(deps),
+    getOperationRoute(deps),
+    ...serverRoutes(deps),
+    ...dnsProfileRoutes(deps),
+    ...vcProfileRoutes(deps),
+  ];
+}

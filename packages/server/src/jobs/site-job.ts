@@ -1,0 +1,167 @@
+import type { SiteTypeId } from '@siteplane/contract';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../app/clock.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+import { EMPTY_FACTS, type ServerFacts } from '../domain/servers/facts.js';
+import { CommandFailed, type Executor } from '../provisioning/executor.js';
+import type { ProvisionedSite, ProvisioningSettings, Recipe, Step, StepContext } from '../provisioning/step.js';
+import { ledgerFor } from '../storage/ledger-store.js';
+import { OperationJournal, redactor } from '../storage/operation-journal.js';
+import type { Database } from '../storage/schema.js';
+import type { ServerLocks } from './server-locks.js';
+import type { JobRow } from './queue.js';
+import { TransientJobError } from './worker.js';
+
+type ServerRow = Database['servers'];
+
+export interface SiteJobDeps {
+  db: Kysely<Database>;
+  secrets: SecretBox;
+  clock: Clock;
+  recipes: (type: SiteTypeId) => Recipe;
+  /** Opens an executor for a server; `log` receives what a dry-run executor would run. */
+  executorFor(server: ServerRow, log: (line: string) => void): Promise<Executor>;
+  /** Reads the server's facts anew before a job (ssh/local); dry-run servers keep their declared ones. */
+  detectFacts(exec: Executor, server: ServerRow): Promise<ServerFacts | null>;
+  settings: ProvisioningSettings;
+  locks: ServerLocks;
+}
+
+/** Runs one site operation (create or delete): every recipe step in order, journaled. */
+export async function runSiteJob(deps: SiteJobDeps, job: JobRow): Promise<void> {
+  const { db } = deps;
+  const op = await db.selectFrom('operations').selectAll().where('uuid', '=', job.operation_uuid).executeTakeFirstOrThrow();
+  const site = await db.selectFrom('sites').selectAll().where('uuid', '=', op.site_uuid).executeTakeFirstOrThrow();
+  const server = await db.selectFrom('servers').selectAll().where('uuid', '=', site.server_uuid).executeTakeFirstOrThrow();
+  const user = await db.selectFrom('server_users').select('username').where('uuid', '=', site.server_user_uuid).executeTakeFirstOrThrow();
+  const secrets = site.secrets_enc ? deps.secrets.openJson<{ databasePassword?: string; wpAdminPassword?: string }>(site.secrets_enc) : {};
+  const journal = await OperationJournal.open(db, op.uuid, redactor([secrets.databasePassword, secrets.wpAdminPassword]));
+  const now = () => deps.clock.now().toISOString();
+
+  await db.updateTable('operations').set({ status: 'running', started_at: op.started_at ?? now() }).where('uuid', '=', op.uuid).execute();
+  if (op.kind === 'create') await db.updateTable('sites').set({ status: 'installing', updated_at: now() }).where('uuid', '=', site.uuid).execute();
+  if (job.attempts > 1) journal.log(`resuming (attempt ${job.attempts})`);
+
+  const provisioned = provisionedSite(site, user.username, secrets);
+  const recipe = deps.recipes(site.type as SiteTypeId);
+  const params = JSON.parse(op.params) as { deleteDatabase?: boolean };
+  const steps: Step[] = op.kind === 'create' ? recipe.create(provisioned) : recipe.remove(provisioned, { deleteDatabase: params.deleteDatabase === true });
+
+  let exec: Executor;
+  try {
+    exec = await deps.executorFor(server, (line) => journal.log(line));
+  } catch (error) {
+    journal.log(`cannot reach the server: ${(error as Error).message}`);
+    await journal.flush();
+    throw new TransientJobError(`cannot reach server ${server.name}: ${(error as Error).message}`);
+  }
+  let current = -1;
+  try {
+    let facts: ServerFacts = { ...EMPTY_FACTS, ...(JSON.parse(server.facts) as ServerFacts) };
+    const detected = await deps.detectFacts(exec, server);
+    if (detected) {
+      facts = detected;
+      await db.updateTable('servers').set({ facts: JSON.stringify(detected), facts_source: 'detected', facts_at: now() }).where('uuid', '=', server.uuid).execute();
+    }
+    const ctx: StepContext = {
+      exec,
+      site: provisioned,
+      facts,
+      ledger: ledgerFor(db, site.uuid),
+      settings: deps.settings,
+      log: (line) => journal.log(line),
+      withServerLock: (name, fn) => deps.locks.withLock(`${server.uuid}:${name}`, fn),
+      updateFacts: async (patch) => {
+        Object.assign(facts, patch);
+        await db.updateTable('servers').set({ facts: JSON.stringify(facts), facts_at: now() }).where('uuid', '=', server.uuid).execute();
+      },
+    };
+    for (const [idx, step] of steps.entries()) {
+      current = idx;
+      await journal.stepStarted(idx, step.name);
+      await step.run(ctx);
+      await journal.stepFinished(idx, 'succeeded', 0);
+    }
+  } catch (error) {
+    await fail(deps, journal, op, site, steps[current]?.name ?? null, current, error);
+    throw error instanceof TransientJobError ? error : new Error(`operation ${op.uuid} failed: ${(error as Error).message}`);
+  } finally {
+    await exec.close().catch(() => {});
+  }
+  await journal.flush();
+  await succeed(deps, op, site, params.deleteDatabase === true);
+}
+
+function provisionedSite(site: Database['sites'], username: string, secrets: { databasePassword?: string; wpAdminPassword?: string }): ProvisionedSite {
+  const ssl = JSON.parse(site.ssl) as { enabled: boolean; provider: string | null; wildcard: boolean; include_www: boolean };
+  return {
+    uuid: site.uuid,
+    type: site.type as SiteTypeId,
+    domain: site.domain,
+    user: username,
+    options: JSON.parse(site.options) as Record<string, unknown>,
+    ssl: { enabled: ssl.enabled, provider: ssl.provider, wildcard: ssl.wildcard, includeWww: ssl.include_www },
+    database:
+      site.db_engine && site.db_user
+        ? {
+            createDatabase: site.db_create === 1,
+            name: site.db_name,
+            user: site.db_user,
+            password: secrets.databasePassword ?? '',
+            engine: site.db_engine as NonNullable<ProvisionedSite['database']>['engine'],
+            installEngine: site.db_install_engine === 1,
+            useCachingSha2Password: site.db_sha2 === 1,
+          }
+        : null,
+    runtime: JSON.parse(site.runtime) as ProvisionedSite['runtime'],
+    port: site.port,
+    secrets: secrets.wpAdminPassword ? { wpAdminPassword: secrets.wpAdminPassword } : {},
+  };
+}
+
+async function succeed(deps: SiteJobDeps, op: Database['operations'], site: Database['sites'], deleteDatabase: boolean) {
+  const now = deps.clock.now().toISOString();
+  await deps.db.transaction().execute(async (trx) => {
+    await trx.updateTable('operations').set({ status: 'succeeded', finished_at: now, error: null }).where('uuid', '=', op.uuid).execute();
+    if (op.kind === 'create') {
+      await trx.updateTable('sites').set({ status: 'installed', failure: null, updated_at: now }).where('uuid', '=', site.uuid).execute();
+      return;
+    }
+    // Deleted only now that cleanup succeeded. A kept database stays taken on the server.
+    await trx.updateTable('sites').set({ status: 'deleted', deleted_at: now, failure: null, updated_at: now }).where('uuid', '=', site.uuid).execute();
+    for (const table of ['server_databases', 'server_database_users'] as const) {
+      if (deleteDatabase) await trx.deleteFrom(table).where('site_uuid', '=', site.uuid).execute();
+      else await trx.updateTable(table).set({ site_uuid: null }).where('site_uuid', '=', site.uuid).execute();
+    }
+  });
+}
+
+async function fail(
+  deps: SiteJobDeps,
+  journal: OperationJournal,
+  op: Database['operations'],
+  site: Database['sites'],
+  step: string | null,
+  idx: number,
+  error: unknown,
+) {
+  const exitCode = error instanceof CommandFailed ? error.result.code : null;
+  const message = error instanceof Error ? error.message : String(error);
+  journal.log(`step ${step ?? '(setup)'} failed: ${message}`);
+  if (error instanceof CommandFailed) {
+    const output = `${error.result.stdout}\n${error.result.stderr}`.trim().split('\n').slice(-20);
+    for (const line of output) journal.log(`  | ${line}`);
+  }
+  if (idx >= 0) await journal.stepFinished(idx, 'failed', exitCode);
+  await journal.flush();
+  if (error instanceof TransientJobError) return;
+  const left = await ledgerFor(deps.db, site.uuid).list();
+  const failure = { operation: op.uuid, step, exit_code: exitCode, message, left: op.kind === 'delete' ? left : undefined };
+  const now = deps.clock.now().toISOString();
+  await deps.db.updateTable('operations').set({ status: 'failed', finished_at: now, error: JSON.stringify(failure) }).where('uuid', '=', op.uuid).execute();
+  await deps.db
+    .updateTable('sites')
+    .set({ status: op.kind === 'create' ? 'failed' : 'delete_failed', failure: JSON.stringify(failure), updated_at: now })
+    .where('uuid', '=', site.uuid)
+    .execute();
+}

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Clock } from '../app/clock.js';
+import { backoffMs, type JobQueue, type JobRow } from './queue.js';
+
+/** What a job handler may throw to ask for another attempt later instead of failing the job. */
+export class TransientJobError extends Error {
+  override name = 'TransientJobError';
+}
+
+export type JobHandler = (job: JobRow, signal: { leaseLost: boolean }) => Promise<void>;
+
+/**
+ * Claims jobs and runs them, up to `concurrency` at once, extending each lease while it runs.
+ * Woken at once by `wake()` after an in-process enqueue; polls otherwise (other processes enqueue too).
+ */
+export class Worker {
+  readonly id = `worker-${randomUUID().slice(0, 8)}`;
+  private running = 0;
+  private stopped = true;
+  private timer: NodeJS.Timeout | null = null;
+  private readonly inFlight = new Set<Promise<void>>();
+  private filling: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly queue: JobQueue,
+    private readonly handle: JobHandler,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+    private readonly options: { concurrency: number; leaseMs: number; pollMs: number },
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.filling;
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  wake(): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.filling = this.filling.then(() => this.fill());
+  }
+
+  private async fill(): Promise<void> {
+    while (!this.stopped && this.running < this.options.concurrency) {
+      let job: JobRow | null;
+      try {
+        job = await this.queue.claim(this.id, this.clock.now(), this.options.leaseMs);
+      } catch (error) {
+        this.log.error({ err: error }, 'claiming a job failed');
+        job = null;
+      }
+      if (!job) break;
+      this.running++;
+      const p = this.run(job).finally(() => {
+        this.running--;
+        this.inFlight.delete(p);
+        this.wake();
+      });
+      this.inFlight.add(p);
+    }
+    if (!this.stopped && !this.timer) this.timer = setTimeout(() => this.wake(), this.options.pollMs);
+  }
+
+  private async run(job: JobRow): Promise<void> {
+    const signal = { leaseLost: false };
+    const beat = setInterval(async () => {
+      try {
+        if (!(await this.queue.heartbeat(job.uuid, this.id, this.clock.now(), this.options.leaseMs))) signal.leaseLost = true;
+      } catch (error) {
+        this.log.warn({ err: error, job: job.uuid }, 'heartbeat failed');
+      }
+    }, Math.max(50, Math.floor(this.options.leaseMs / 3)));
+    try {
+      await this.handle(job, signal);
+      await this.queue.complete(job.uuid);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (error instanceof TransientJobError && job.attempts < job.max_attempts) {
+        const at = new Date(this.clock.now().getTime() + backoffMs(job.attempts));
+        this.log.warn({ job: job.uuid, attempt: job.attempts, retry_at: at.toISOString() }, message);
+        await this.queue.retryLater(job.uuid, message, at);
+      } else {
+        this.log.error({ job: job.uuid }, message);
+        await this.queue.fail(job.uuid, message);
+      }
+    } finally {
+      clearInterval(beat);
+    }
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * Tables as both dialects see them. Times are ISO-8601 UTC strings and JSON is text, so the same
+ * queries and migrations serve SQLite and PostgreSQL.
+ */
+export interface Database {
+  accounts: { uuid: string; name: string; created_at: string };
+  teams: { uuid: string; account_uuid: string; name: string; created_at: string };
+  tokens: {
+    uuid: string;
+    account_uuid: string;
+    team_uuid: string | null;
+    name: string;
+    scope: 'read' | 'write';
+    hash: string;
+    created_at: string;
+    revoked_at: string | null;
+  };
+  servers: {
+    uuid: string;
+    team_uuid: string;
+    name: string;
+    ip: string;
+    connection: 'ssh' | 'local' | 'dry-run';
+    ssh_port: number;
+    ssh_user: string;
+    public_key: string | null;
+    private_key_enc: string | null;
+    host_key_sha256: string | null;
+    facts: string;
+    facts_source: 'declared' | 'detected' | 'none';
+    facts_at: string | null;
+    status: 'unverified' | 'verified' | 'unreachable';
+    created_at: string;
+    updated_at: string;
+    deleted_at: string | null;
+  };
+  server_users: { uuid: string; server_uuid: string; username: string; created_at: string };
+  dns_profiles: {
+    uuid: string;
+    team_uuid: string;
+    provider: string;
+    name: string;
+    credentials_enc: string;
+    verified_at: string | null;
+    created_at: string;
+  };
+  vc_profiles: {
+    uuid: string;
+    team_uuid: string;
+    provider: string;
+    name: string;
+    base_url: string | null;
+    token_enc: string | null;
+    repositories_enc: string | null;
+    account_login: string | null;
+    created_at: string;
+  };
+  sites: {
+    uuid: string;
+    team_uuid: string;
+    server_uuid: string;
+    server_user_uuid: string;
+    type: string;
+    domain: string;
+    free_domain: number;
+    free_domain_base: string | null;
+    status: string;
+    ssl: string;
+    supports_livewire: number;
+    options: string;
+    runtime: string;
+    secrets_enc: string | null;
+    db_engine: string | null;
+    db_name: string | null;
+    db_user: string | null;
+    db_create: number;
+    db_install_engine: number;
+    db_sha2: number;
+    port: number | null;
+    singleton_type: string | null;
+    failure: string | null;
+    created_at: string;
+    updated_at: string;
+    deleted_at: string | null;
+  };
+  server_databases: { server_uuid: string; name_key: string; name: string; engine: string; site_uuid: string | null; created_at: string };
+  server_database_users: {
+    server_uuid: string;
+    name_key: string;
+    name: string;
+    engine: string;
+    site_uuid: string | null;
+    created_at: string;
+  };
+  site_resources: { site_uuid: string; kind: string; ref: string; details: string; created_at: string };
+  operations: {
+    uuid: string;
+    site_uuid: string;
+    team_uuid: string;
+    kind: 'create' | 'delete';
+    status: 'queued' | 'running' | 'succeeded' | 'failed';
+    params: string;
+    error: string | null;
+    created_at: string;
+    started_at: string | null;
+    finished_at: string | null;
+  };
+  operation_steps: {
+    operation_uuid: string;
+    idx: number;
+    name: string;
+    status: 'running' | 'succeeded' | 'failed';
+    exit_code: number | null;
+    started_at: string;
+    finished_at: string | null;
+  };
+  operation_logs: { operation_uuid: string; seq: number; at: string; line: string };
+  jobs: {
+    uuid: string;
+    operation_uuid: string;
+    site_uuid: string;
+    kind: string;
+    status: 'queued' | 'running' | 'done' | 'failed';
+    attempts: number;
+    max_attempts: number;
+    run_at: string;
+    lease_until: string | null;
+    locked_by: string | null;
+    last_error: string | null;
+    created_at: string;
+  };
+  idempotency_keys: {
+    account_uuid: string;
+    key: string;
+    method: string;
+    path: string;
+    body_hash: string;
+    status_code: number | null;
+    response: string | null;
+    headers: string | null;
+    created_at: string;
+  };
+}

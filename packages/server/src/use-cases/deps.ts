@@ -1,0 +1,18 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../app/clock.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+import type { Dialect } from '../storage/database.js';
+import type { Database } from '../storage/schema.js';
+import type { Integrations } from './integrations.js';
+
+/** What use cases receive: only ports, built once in app/. */
+export interface UseCaseDeps {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  secrets: SecretBox;
+  clock: Clock;
+  freeDomainBase: string;
+  /** Wakes the in-process worker after a job is committed. */
+  jobEnqueued(): void;
+  integrations: Integrations;
+}

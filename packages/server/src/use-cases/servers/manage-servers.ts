@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { isIP } from 'node:net';
+import { CreateServerBody } from '@siteplane/contract';
+import type { Static } from '@sinclair/typebox';
+import ssh2 from 'ssh2';
+import type { Actor } from '../../domain/auth/actor.js';
+import { DomainError, notFound } from '../../domain/errors.js';
+import { UUID_RE, ValidationError } from '../../domain/field-errors.js';
+import { hostnameProblem } from '../../domain/hostnames.js';
+import { EMPTY_FACTS, type ServerFacts } from '../../domain/servers/facts.js';
+import { keyset } from '../../storage/paging.js';
+import type { UseCaseDeps } from '../deps.js';
+import { type PageRequest, toPage } from '../pagination.js';
+import { teamFor } from '../team-of.js';
+import { serverRecord } from './server-record.js';
+
+/** POST /api/v1/servers: Siteplane generates the server's SSH key pair and returns the public key. */
+export async function createServer(deps: UseCaseDeps, actor: Actor, body: Static<typeof CreateServerBody>) {
+  if (!isIP(body.ip) && hostnameProblem(body.ip.toLowerCase()) && body.ip !== 'localhost') {
+    throw new ValidationError([{ field: 'ip', code: 'invalid_format', message: 'ip must be an IP address or a host name.' }]);
+  }
+  if (body.facts && body.connection !== 'dry-run') {
+    throw new ValidationError([{ field: 'facts', code: 'not_allowed', message: 'Facts are declared for dry-run servers only; verify detects them.' }]);
+  }
+  const team = await teamFor(deps, actor, body.team);
+  const now = deps.clock.now().toISOString();
+  const keys = body.connection === 'ssh' ? ssh2.utils.generateKeyPairSync('ed25519', { comment: `siteplane@${body.name}` }) : null;
+  const facts: ServerFacts = { ...EMPTY_FACTS, ...(body.facts as Partial<ServerFacts> | undefined) };
+  const row = {
+    uuid: randomUUID(),
+    team_uuid: team,
+    name: body.name,
+    ip: body.ip,
+    connection: body.connection as 'ssh' | 'local' | 'dry-run',
+    ssh_port: body.sshPort ?? 22,
+    ssh_user: body.sshUser ?? 'root',
+    public_key: keys?.public ?? null,
+    private_key_enc: keys ? deps.secrets.seal(keys.private) : null,
+    host_key_sha256: null,
+    facts: JSON.stringify(facts),
+    facts_source: body.connection === 'dry-run' ? ('declared' as const) : ('none' as const),
+    facts_at: body.connection === 'dry-run' ? now : null,
+    status: body.connection === 'dry-run' ? ('verified' as const) : ('unverified' as const),
+    created_at: now,
+    updated_at: now,
+    deleted_at: null,
+  };
+  await deps.db.insertInto('servers').values(row).execute();
+  return serverRecord(row);
+}
+
+export async function findServer(deps: UseCaseDeps, actor: Actor, uuid: string) {
+  if (!UUID_RE.test(uuid)) throw notFound('Server');
+  const row = await deps.db
+    .selectFrom('servers')
+    .selectAll()
+    .where('uuid', '=', uuid.toLowerCase())
+    .where('deleted_at', 'is', null)
+    .where('team_uuid', 'in', actor.teamUuids)
+    .executeTakeFirst();
+  if (!row) throw notFound('Server');
+  return row;
+}
+
+export async function listServers(deps: UseCaseDeps, actor: Actor, page: PageRequest) {
+  const rows = await keyset(deps.db.selectFrom('servers').selectAll().where('team_uuid', 'in', actor.teamUuids).where('deleted_at', 'is', null), 'servers', page).execute();
+  return toPage(rows, page, serverRecord);
+}
+
+/** A server with live sites is not removed: its sites must be deleted (and cleaned up) first. */
+export async function deleteServer(deps: UseCaseDeps, actor: Actor, uuid: string) {
+  const server = await findServer(deps, actor, uuid);
+  const live = await deps.db.selectFrom('sites').select('uuid').where('server_uuid', '=', server.uuid).where('deleted_at', 'is', null).limit(1).execute();
+  if (live.length > 0) throw new DomainError('conflict', 'The server still has sites; delete them first.');
+  await deps.db.updateTable('servers').set({ deleted_at: deps.clock.now().toISOString() }).where('uuid', '=', server.uuid).execute();
+}
+
+/** POST /api/v1/servers/<uuid>/verify: connect, pin the host key, record the facts. */
+export async function verifyServer(deps: UseCaseDeps, actor: Actor, uuid: string) {
+  const server = await findServer(deps, actor, uuid);
+  const now = deps.clock.now().toISOString();
+  if (server.connection === 'dry-run') {
+    await deps.db.updateTable('servers').set({ status: 'verified', updated_at: now }).where('uuid', '=', server.uuid).execute();
+    return serverRecord({ ...server, status: 'verified' });
+  }
+  try {
+    const result = await deps.integrations.inspectServer({
+      connection: server.connection,
+      ip: server.ip,
+      sshPort: server.ssh_port,
+      sshUser: server.ssh_user,
+      privateKey: server.private_key_enc ? deps.secrets.open(server.private_key_enc) : null,
+      hostKeySha256: server.host_key_sha256,
+    });
+    const update = {
+      status: 'verified' as const,
+      host_key_sha256: result.hostKeySha256,
+      facts: JSON.stringify(result.facts),
+      facts_source: 'detected' as const,
+      facts_at: now,
+      updated_at: now,
+    };
+    await deps.db.updateTable('servers').set(update).where('uuid', '=', server.uuid).execute();
+    return serverRecord({ ...server, ...update });
+  } catch (error) {
+    await deps.db.updateTable('servers').set({ status: 'unreachable', updated_at: now }).where('uuid', '=', server.uuid).execute();
+    if (error instanceof DomainError) throw error;
+    throw new DomainError('upstream_unavailable', `Could not verify the server: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,47 @@
+import type { Actor } from '../../domain/auth/actor.js';
+import { notFound } from '../../domain/errors.js';
+import { ValidationError, UUID_RE } from '../../domain/field-errors.js';
+import { keyset } from '../../storage/paging.js';
+import type { UseCaseDeps } from '../deps.js';
+import { type Page, type PageRequest, toPage } from '../pagination.js';
+import { latestOperations } from './latest-operations.js';
+import { type SiteRecord, siteRecord } from './site-record.js';
+
+/** GET /api/v1/sites/<uuid>. A deleted site, or one of another tenant, is not found. */
+export async function getSite(deps: UseCaseDeps, actor: Actor, uuid: string): Promise<SiteRecord> {
+  if (!UUID_RE.test(uuid)) throw notFound('Site');
+  const row = await deps.db
+    .selectFrom('sites')
+    .selectAll()
+    .where('uuid', '=', uuid.toLowerCase())
+    .where('deleted_at', 'is', null)
+    .where('team_uuid', 'in', actor.teamUuids)
+    .executeTakeFirst();
+  if (!row) throw notFound('Site');
+  const ops = await latestOperations(deps.db, [row.uuid]);
+  return siteRecord(row, ops.get(row.uuid));
+}
+
+/** GET /api/v1/sites?server=<uuid>: the live sites of one server, oldest first, cursor-paged. */
+export async function listSites(deps: UseCaseDeps, actor: Actor, server: string | undefined, page: PageRequest): Promise<Page<SiteRecord>> {
+  if (!server) throw new ValidationError([{ field: 'server', code: 'required', message: 'Query parameter server is required.' }]);
+  if (!UUID_RE.test(server)) throw new ValidationError([{ field: 'server', code: 'invalid_format', message: 'server must be a UUID.' }]);
+  const owner = await deps.db
+    .selectFrom('servers')
+    .select('uuid')
+    .where('uuid', '=', server.toLowerCase())
+    .where('deleted_at', 'is', null)
+    .where('team_uuid', 'in', actor.teamUuids)
+    .executeTakeFirst();
+  if (!owner) throw notFound('Server');
+  const rows = await keyset(
+    deps.db.selectFrom('sites').selectAll().where('server_uuid', '=', owner.uuid).where('deleted_at', 'is', null),
+    'sites',
+    page,
+  ).execute();
+  const ops = await latestOperations(
+    deps.db,
+    rows.map((r) => r.uuid),
+  );
+  return toPage(rows, page, (row) => siteRecord(row, ops.get(row.uuid)));
+}

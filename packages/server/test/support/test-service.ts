@@ -1,0 +1,140 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { SiteTypeId } from '@siteplane/contract';
+import pg from 'pg';
+import pino from 'pino';
+import { buildService, type Service, type ServiceOverrides } from '../../src/app/build-service.js';
+import { loadConfig } from '../../src/app/config.js';
+import type { Recipe, Step } from '../../src/provisioning/step.js';
+import { createToken } from '../../src/storage/tokens.js';
+
+/** Which database the suite runs on: SQLite by default, PostgreSQL when SITEPLANE_TEST_DB=postgres. */
+export const TEST_DB = process.env.SITEPLANE_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
+const PG_ADMIN = process.env.SITEPLANE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface TestService extends Service {
+  token: string;
+  readToken: string;
+  otherTenantToken: string;
+  stop(): Promise<void>;
+}
+
+/** A fresh service on a fresh database (a new SQLite dir or a new PostgreSQL database per call). */
+export async function startTestService(overrides: ServiceOverrides & { env?: Record<string, string> } = {}): Promise<TestService> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'siteplane-test-'));
+  let dbName: string | null = null;
+  let databaseUrl: string | undefined;
+  if (TEST_DB === 'postgres') {
+    dbName = `sp_test_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: PG_ADMIN });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${dbName}`);
+    await admin.end();
+    databaseUrl = PG_ADMIN.replace(/\/[^/]*$/, `/${dbName}`);
+  }
+  const config = loadConfig({
+    SITEPLANE_DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    SITEPLANE_SECRET_KEY: randomBytes(32).toString('base64'),
+    LOG_LEVEL: 'silent',
+    ...overrides.env,
+  });
+  const service = await buildService(config, { logger: pino({ level: 'silent' }), recipes: overrides.recipes ?? fakeRecipes(), pollMs: 50, ...overrides });
+  const token = (await createToken(service.storage.db, { name: 'test', scope: 'write' })).token;
+  const readToken = (await createToken(service.storage.db, { name: 'reader', scope: 'read' })).token;
+  const otherTenantToken = (await createToken(service.storage.db, { name: 'other', scope: 'write', account: 'other-tenant' })).token;
+  return {
+    ...service,
+    token,
+    readToken,
+    otherTenantToken,
+    async stop() {
+      await service.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      if (dbName) {
+        const admin = new pg.Client({ connectionString: PG_ADMIN });
+        await admin.connect();
+        await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+        await admin.end();
+      }
+    },
+  };
+}
+
+/**
+ * Recipes for core tests: a few real-looking commands per site, each recorded by the dry-run
+ * executor, with ledger entries so deletion has something to walk.
+ */
+export function fakeRecipes(extra: { failAt?: string; gate?: Promise<void> } = {}): (type: SiteTypeId) => Recipe {
+  return (type) => ({
+    type,
+    create: (site) => [
+      step('ensure site directory', async (ctx) => {
+        await ctx.exec.run(['mkdir', '-p', `/home/${site.user}/${site.domain}`]);
+        await ctx.ledger.record({ kind: 'directory', ref: `/home/${site.user}/${site.domain}` });
+      }),
+      step('ensure nginx vhost', async (ctx) => {
+        if (extra.gate) await extra.gate;
+        if (extra.failAt === 'nginx') throw new Error('nginx -t failed');
+        await ctx.exec.run(['tee', `/etc/nginx/sites-available/${site.domain}.conf`], { stdin: 'server {}' });
+        await ctx.ledger.record({ kind: 'nginx_vhost', ref: `${site.domain}.conf` });
+      }),
+      ...(site.database
+        ? [
+            step('ensure database and user', async (ctx) => {
+              await ctx.exec.run(['mysql'], { stdin: `CREATE USER '${site.database?.user}' IDENTIFIED BY '${site.database?.password}'` });
+              ctx.log(`created user ${site.database?.user} with password ${site.database?.password}`);
+              await ctx.ledger.record({ kind: 'database', ref: site.database?.name ?? '' });
+            }),
+          ]
+        : []),
+    ],
+    remove: (_site, options) => [
+      step('remove what the ledger lists', async (ctx) => {
+        for (const entry of (await ctx.ledger.list()).reverse()) {
+          if (entry.kind === 'database' && !options.deleteDatabase) continue;
+          await ctx.exec.run(['rm', '-rf', entry.ref]);
+          await ctx.ledger.forget(entry);
+        }
+      }),
+    ],
+  });
+}
+
+function step(name: string, run: Step['run']): Step {
+  return { name, run };
+}
+
+/** Registers a dry-run server with declared facts and a user; returns their uuids. */
+export async function seedServer(s: TestService, facts: Record<string, unknown> = {}, token = s.token) {
+  const server = await s.app.inject({
+    method: 'POST',
+    url: '/api/v1/servers',
+    headers: { authorization: `Bearer ${token}` },
+    payload: { name: 'web-1', ip: '127.0.0.1', connection: 'dry-run', facts: { os: 'Debian 12', php: ['8.2'], node: null, mysql: null, postgresql: null, ...facts } },
+  });
+  if (server.statusCode !== 201) throw new Error(`server: ${server.body}`);
+  const serverUuid = server.json().uuid as string;
+  const user = await s.app.inject({
+    method: 'POST',
+    url: `/api/v1/servers/${serverUuid}/users`,
+    headers: { authorization: `Bearer ${token}` },
+    payload: { username: 'deploy' },
+  });
+  if (user.statusCode !== 201) throw new Error(`user: ${user.body}`);
+  return { server: serverUuid, serverUser: user.json().uuid as string };
+}
+
+/** Polls a site until its status is one of `states`. */
+export async function waitForStatus(s: TestService, uuid: string, states: string[], timeoutMs = 10_000): Promise<Record<string, unknown>> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await s.app.inject({ method: 'GET', url: `/api/v1/sites/${uuid}`, headers: { authorization: `Bearer ${s.token}` } });
+    const body = res.statusCode === 404 ? { status: 'gone' } : (res.json() as Record<string, unknown>);
+    if (states.includes(String(body.status))) return body;
+    if (Date.now() > until) throw new Error(`site ${uuid} stayed ${String(body.status)}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
