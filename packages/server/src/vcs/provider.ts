@@ -40,6 +40,18 @@ export interface VcsProvider {
   getRepository(name: string): Promise<RepositoryDetail>;
 }
 
+/** How a provider is built; everything optional, defaults are the real world. */
+export interface VcsProviderOptions {
+  /** HTTP client for hosted providers; global fetch unless a test injects its own. */
+  fetch?: typeof fetch;
+  /** Milliseconds since the epoch; the cache's clock and the base of rate-limit reset times. */
+  now?: () => number;
+  /** How long a provider's answer is reused without asking again (default 30 s). */
+  cacheTtlMs?: number;
+  /** Per request (HTTP) or per `git ls-remote` run (default 15 s / 20 s). */
+  timeoutMs?: number;
+}
+
 export type VcsErrorKind = 'auth_failed' | 'rate_limited' | 'unreachable' | 'not_found' | 'provider_error';
 
 /** A provider failure; never turned into an empty list (NOTES: peers' users were confused by that). */

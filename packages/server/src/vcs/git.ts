@@ -1,0 +1,90 @@
+/**
+ * Plain git remotes: the profile lists remote URLs, each is a repository named after the last two
+ * segments of its path. There is no account and no API; default branch and branches come from
+ * `git ls-remote`, remembered per URL for the cache TTL so a list followed by a detail asks once.
+ */
+
+import { DEFAULT_GIT_TIMEOUT_MS, type LsRemoteResult, lsRemote } from './git-ls-remote.js';
+import { type GitRemote, parseGitRemote } from './git-remote.js';
+import { TtlMemo } from './http-cache.js';
+import {
+  type RepositoryDetail,
+  type RepositorySummary,
+  VcsError,
+  type VcsProfileConfig,
+  type VcsProvider,
+  type VcsProviderOptions,
+} from './provider.js';
+import { stripUrlCredentials } from './redact.js';
+
+/** Remotes asked at once; each is a git process and a connection. */
+const CONCURRENCY = 4;
+
+export class GitProvider implements VcsProvider {
+  private readonly remotes: GitRemote[];
+  private readonly memo: TtlMemo<LsRemoteResult>;
+  private readonly inFlight = new Map<string, Promise<LsRemoteResult>>();
+  private readonly timeoutMs: number;
+
+  constructor(config: VcsProfileConfig, options: VcsProviderOptions = {}) {
+    this.remotes = config.repositories.map((url) => {
+      const remote = parseGitRemote(url);
+      if (!remote)
+        throw new VcsError(
+          'provider_error',
+          `not a supported git remote URL: ${JSON.stringify(stripUrlCredentials(url).slice(0, 200))}`,
+        );
+      return remote;
+    });
+    this.memo = new TtlMemo({ now: options.now, ttlMs: options.cacheTtlMs });
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
+  }
+
+  /** No account behind plain git; checks instead that every remote answers now. */
+  async whoami(): Promise<{ account: string | null }> {
+    await eachLimited(this.remotes, (remote) => this.refs(remote, true));
+    return { account: null };
+  }
+
+  async listRepositories(): Promise<RepositorySummary[]> {
+    return eachLimited(this.remotes, async (remote) => summary(remote, await this.refs(remote, false)));
+  }
+
+  async getRepository(name: string): Promise<RepositoryDetail> {
+    // Two remotes with the same name: the first listed wins (profile creation should refuse such lists).
+    const remote = this.remotes.find((candidate) => candidate.name === name);
+    if (!remote)
+      throw new VcsError('not_found', `this git profile lists no repository named ${JSON.stringify(name.slice(0, 200))}`);
+    const refs = await this.refs(remote, false);
+    return { ...summary(remote, refs), branches: refs.branches };
+  }
+
+  private refs(remote: GitRemote, fresh: boolean): Promise<LsRemoteResult> {
+    const cached = fresh ? undefined : this.memo.get(remote.url);
+    if (cached) return Promise.resolve(cached);
+    const pending = this.inFlight.get(remote.url);
+    if (pending) return pending;
+    const run = lsRemote(remote, { timeoutMs: this.timeoutMs })
+      .then((result) => {
+        this.memo.set(remote.url, result);
+        return result;
+      })
+      .finally(() => this.inFlight.delete(remote.url));
+    this.inFlight.set(remote.url, run);
+    return run;
+  }
+}
+
+function summary(remote: GitRemote, refs: LsRemoteResult): RepositorySummary {
+  // A plain remote has no web page and no visibility to report.
+  return { name: remote.name, default_branch: refs.head, private: null, web_url: null };
+}
+
+/** Maps every item with at most CONCURRENCY running; the first failure fails the whole answer. */
+async function eachLimited<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (let i = 0; i < items.length; i += CONCURRENCY) {
+    results.push(...(await Promise.all(items.slice(i, i + CONCURRENCY).map(fn))));
+  }
+  return results;
+}
