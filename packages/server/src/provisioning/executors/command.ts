@@ -1,0 +1,79 @@
+import type { CommandResult, RunOptions } from '../executor.js';
+
+/**
+ * Turns argv + RunOptions into the full argv every executor runs, so ssh and local behave the same.
+ * Everything is argv (no shell syntax): ssh turns it into a command line with shell-quote.ts, local
+ * spawns it directly. Layers, outermost first:
+ *   privilege  `sudo -n --` (not root, sudo) | `sudo -n -u U -H --` (not root, asUser) | `runuser -u U --` (root, asUser)
+ *   cwd/env    `env -C DIR K=V …` — applied after the user switch, so DIR need only be reachable by that user
+ *              and sudo's env_reset cannot drop the variables (coreutils ≥ 8.28)
+ *   timeout    `timeout -k 2s Ns` — enforced on the server itself, so the command dies on time even if
+ *              the connection to it is gone; it runs as the target user, so it may kill the command
+ */
+
+/** Exit code of a command that ran out of time (as GNU timeout reports it). */
+export const TIMEOUT_CODE = 124;
+/** After TERM at the deadline, `timeout` sends KILL this much later. */
+export const KILL_AFTER_MS = 2_000;
+/** Executors give up waiting this long after the deadline (the server-side timeout should have acted). */
+export const CLIENT_GRACE_MS = KILL_AFTER_MS + 1_500;
+
+const USER_NAME = /^[a-z_][a-z0-9_.-]{0,31}\$?$/i;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export function buildArgv(argv: readonly string[], options: RunOptions, isRoot: boolean): string[] {
+  if (argv.length === 0) throw new Error('empty command');
+  for (const arg of argv) if (arg.includes('\0')) throw new Error('argument contains NUL');
+
+  const inner: string[] = [];
+  const env = Object.entries(options.env ?? {});
+  if (options.cwd !== undefined || env.length > 0) {
+    inner.push('env');
+    if (options.cwd !== undefined) {
+      if (options.cwd === '' || options.cwd.includes('\0')) throw new Error('invalid cwd');
+      inner.push('-C', options.cwd);
+    }
+    for (const [name, value] of env) {
+      if (!ENV_NAME.test(name)) throw new Error(`invalid environment variable name: ${JSON.stringify(name)}`);
+      if (value.includes('\0')) throw new Error(`environment variable ${name} contains NUL`);
+      inner.push(`${name}=${value}`);
+    }
+  }
+  if (options.timeoutMs !== undefined)
+    inner.push('timeout', '-k', seconds(KILL_AFTER_MS), seconds(checkTimeout(options.timeoutMs)));
+  // `env` would read a first word containing '=' as another assignment.
+  if (inner[0] === 'env' && argv[0]?.includes('=')) throw new Error('command name contains "="');
+  inner.push(...argv);
+
+  if (options.asUser !== undefined) {
+    if (!USER_NAME.test(options.asUser)) throw new Error(`invalid user name: ${JSON.stringify(options.asUser)}`);
+    return isRoot
+      ? ['runuser', '-u', options.asUser, '--', ...inner]
+      : ['sudo', '-n', '-u', options.asUser, '-H', '--', ...inner];
+  }
+  if (options.sudo && !isRoot) return ['sudo', '-n', '--', ...inner];
+  return inner;
+}
+
+export function checkTimeout(ms: number): number {
+  if (!Number.isFinite(ms) || ms <= 0) throw new Error(`invalid timeoutMs: ${ms}`);
+  return Math.ceil(ms);
+}
+
+function seconds(ms: number): string {
+  return `${ms / 1000}s`;
+}
+
+/**
+ * The result of a command that ran past its deadline: code 124 whether `timeout` sent TERM (124),
+ * had to KILL (137) or the executor gave up waiting, with a line that says so at the end of stderr.
+ */
+export function timedOut(result: Omit<CommandResult, 'code'>, timeoutMs: number): CommandResult {
+  const sep = result.stderr === '' || result.stderr.endsWith('\n') ? '' : '\n';
+  return { ...result, code: TIMEOUT_CODE, stderr: `${result.stderr}${sep}siteplane: command timed out after ${timeoutMs} ms\n` };
+}
+
+/** Whether a finished command's code means the server-side `timeout` stopped it. */
+export function isTimeoutExit(code: number, elapsedMs: number, timeoutMs: number | undefined): boolean {
+  return timeoutMs !== undefined && elapsedMs >= timeoutMs && (code === TIMEOUT_CODE || code === 128 + 9);
+}
