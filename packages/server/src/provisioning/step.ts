@@ -81,6 +81,8 @@ export interface StepContext {
   withServerLock<T>(name: string, fn: () => Promise<T>): Promise<T>;
   /** Updates the server's recorded facts after a step installed something. */
   updateFacts(patch: Partial<ServerFacts>): Promise<void>;
+  /** True when another live site of the server lists this resource (a user's shared PHP-FPM pool). */
+  sharedResourceInUse?(entry: Pick<LedgerEntry, 'kind' | 'ref'>): Promise<boolean>;
 }
 
 export interface Recipe {

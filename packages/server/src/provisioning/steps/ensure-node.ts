@@ -1,0 +1,65 @@
+import { minimumNodeMajor } from '@siteplane/contract';
+import { nodeMajor } from '../../domain/servers/facts.js';
+import type { Step, StepContext } from '../step.js';
+import { aptCandidate, aptInstall, ensureAptSource, ensurePackages } from './apt.js';
+import { AS_ROOT, run, StepError } from './commands.js';
+import { numberOption } from './site-layout.js';
+
+/**
+ * Node.js, one version per server (spec §2.2). An installed Node is reused; the requested major is
+ * installed when there is none (Debian's own package when its major matches, else NodeSource's
+ * repository), and an installed Node below the type's minimum is upgraded (Adonis 6/7).
+ */
+export function ensureNode(): Step {
+  return {
+    name: 'ensure Node.js',
+    async run(ctx: StepContext) {
+      const plan = ctx.site.runtime.node;
+      if (!plan) throw new StepError(`site ${ctx.site.domain} has no Node.js plan`);
+      const wanted = nodeMajor(plan.version);
+      if (wanted === null) throw new StepError(`Node.js version ${JSON.stringify(plan.version)} has no major number`);
+      const minimum = minimumNodeMajor(ctx.site.type, numberOption(ctx.site, 'site_type_version')) ?? 0;
+
+      const current = await nodeVersion(ctx);
+      const major = nodeMajor(current);
+      if (major !== null) {
+        const tooOld = major < minimum || (plan.action === 'upgrade' && major < wanted);
+        if (!tooOld) {
+          ctx.log(`Node.js ${current} is installed; reusing it`);
+          return;
+        }
+        ctx.log(`Node.js ${current} is older than ${wanted}.x that this site needs; upgrading`);
+      }
+      await ctx.withServerLock('packages', () => installNode(ctx, wanted));
+      const installed = (await nodeVersion(ctx)) ?? `${wanted}.x`;
+      ctx.log(`Node.js ${installed} is installed`);
+      await ctx.updateFacts({ node: installed });
+    },
+  };
+}
+
+/** `node --version` without the v, or null when there is no node. */
+export async function nodeVersion(ctx: StepContext): Promise<string | null> {
+  const result = await run(ctx, ['env', 'node', '--version'], AS_ROOT);
+  const version = /^v?(\d+\.\d+\.\d+)/.exec(result.stdout.trim())?.[1];
+  return result.code === 0 && version ? version : null;
+}
+
+async function installNode(ctx: StepContext, major: number): Promise<void> {
+  const distro = await aptCandidate(ctx, 'nodejs');
+  const fromNodeSource = distro === null || nodeMajor(distro.replace(/^\d+:/, '')) !== major;
+  if (fromNodeSource) {
+    // NodeSource's nodejs bundles npm; Debian's split `npm` package would conflict with it.
+    await ensureAptSource(ctx, {
+      name: 'nodesource',
+      keyUrl: 'https://deb.nodesource.com/gpgkey/nodesource-repo.gpg.key',
+      keyFormat: 'asc',
+      uri: `https://deb.nodesource.com/node_${major}.x`,
+      suite: 'nodistro',
+      components: 'main',
+    });
+    await aptInstall(ctx, ['nodejs']);
+    return;
+  }
+  await ensurePackages(ctx, ['nodejs', 'npm']);
+}

@@ -1,0 +1,39 @@
+import type { Step, StepContext } from '../step.js';
+import { renderFpmPool } from '../templates/php-fpm-pool.js';
+import { installConfigFile } from './config-file.js';
+import { recordOnce } from './ledger.js';
+import { ROOT_FILE } from './remote-files.js';
+import { livePid, reloadPhpFpm, testPhpFpm } from './services.js';
+import { fpmPoolLayout, poolLock, requirePhpVersion } from './site-layout.js';
+
+/**
+ * The PHP-FPM pool of the site's user and PHP version. Shared: every site of that user and version
+ * records it (details.shared), and removal deletes it only when no other site still uses it. The
+ * pool lock serialises this step with that removal, so a pool is never deleted under a site that
+ * is just being created.
+ */
+export function ensurePhpFpmPool(phpVersion: string | undefined): Step {
+  return {
+    name: 'ensure PHP-FPM pool',
+    async run(ctx: StepContext) {
+      const pool = fpmPoolLayout(ctx.site.user, requirePhpVersion(phpVersion));
+      await ctx.withServerLock(poolLock(pool), async () => {
+        await recordOnce(ctx, {
+          kind: 'php_fpm_pool',
+          ref: pool.file,
+          details: { shared: true, user: pool.user, phpVersion: pool.version, socket: pool.socket },
+        });
+        const change = await installConfigFile(ctx, {
+          path: pool.file,
+          content: renderFpmPool({ user: pool.user, phpVersion: pool.version, socket: pool.socket }),
+          ownership: ROOT_FILE,
+          test: () => testPhpFpm(ctx, pool),
+        });
+        if (change === 'unchanged') ctx.log(`PHP-FPM pool ${pool.file} is in place`);
+        else ctx.log(`${change === 'created' ? 'created' : 'updated'} PHP-FPM pool ${pool.file} (socket ${pool.socket})`);
+        // Also (re)start a master that is not running, e.g. after a reboot without systemd.
+        if (change !== 'unchanged' || !(await livePid(ctx, pool.pidFile))) await reloadPhpFpm(ctx, pool);
+      });
+    },
+  };
+}

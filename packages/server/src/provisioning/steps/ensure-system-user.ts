@@ -1,0 +1,37 @@
+import type { Step, StepContext } from '../step.js';
+import { AS_ROOT, mustRun, run } from './commands.js';
+import { recordOnce } from './ledger.js';
+import { makeDirectory, pathKind } from './remote-files.js';
+import { checkSystemUser } from './site-layout.js';
+
+/**
+ * The site's system user (the server user) with home /home/<user>. An existing user is left as it
+ * is (shell, groups, password); only a missing home directory is created. The user is recorded
+ * only when this step created it, and removal keeps it: it belongs to the server user record.
+ */
+export function ensureSystemUser(): Step {
+  return {
+    name: 'ensure system user',
+    async run(ctx: StepContext) {
+      const user = checkSystemUser(ctx.site.user);
+      const home = `/home/${user}`;
+      const passwd = await run(ctx, ['getent', 'passwd', user], AS_ROOT);
+      if (passwd.code === 0 && passwd.stdout.trim() !== '') {
+        ctx.log(`system user ${user} exists`);
+      } else {
+        await recordOnce(ctx, { kind: 'system_user', ref: user, details: { home, keptOnRemove: true } });
+        await mustRun(
+          ctx,
+          ['useradd', '--create-home', '--home-dir', home, '--shell', '/bin/bash', '--user-group', '--', user],
+          AS_ROOT,
+          `create system user ${user}`,
+        );
+        ctx.log(`created system user ${user} with home ${home}`);
+      }
+      if ((await pathKind(ctx, home)) === null) {
+        await makeDirectory(ctx, home, { owner: user, group: user, mode: '0755' });
+        ctx.log(`created home directory ${home}`);
+      }
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import type { ProvisionedSite, StepContext } from '../../step.js';
+import { AS_ROOT, mustRunLong, StepError } from '../commands.js';
+import { npmRegistryArgs } from '../npm.js';
+import { asSiteUser } from '../pm2.js';
+import { linkTarget, makeDirectory, pathKind, pointLink, readFile, writeFile } from '../remote-files.js';
+import { numberOption, type SiteLayout, siteLayout } from '../site-layout.js';
+
+/**
+ * A framework that is itself the application (Strapi, Directus, Soketi) is installed into its own
+ * release, releases/<name>, which then becomes `current`. The install runs npm as the site user
+ * with settings.npmRegistry. `marker` is a file only a finished install has, so a resumed job
+ * redoes an interrupted install and a finished one is left alone.
+ */
+export interface FrameworkRelease {
+  layout: SiteLayout;
+  name: string;
+  dir: string;
+}
+
+export function frameworkRelease(site: ProvisionedSite, name: string): FrameworkRelease {
+  const layout = siteLayout(site);
+  return { layout, name, dir: `${layout.releases}/${name}` };
+}
+
+export function typeVersion(site: ProvisionedSite, allowed: readonly number[]): number {
+  const version = numberOption(site, 'site_type_version');
+  if (version === undefined || !allowed.includes(version)) {
+    throw new StepError(`${site.type} needs site_type_version ${allowed.join(', ')} (got ${String(version)})`);
+  }
+  return version;
+}
+
+/** True when the release is complete (it may still have to be made live). */
+export async function isComplete(ctx: StepContext, release: FrameworkRelease): Promise<boolean> {
+  return (await pathKind(ctx, `${release.dir}/${INSTALLED_MARKER}`)) !== null;
+}
+
+export async function isLive(ctx: StepContext, release: FrameworkRelease): Promise<boolean> {
+  return (await linkTarget(ctx, release.layout.current)) === `releases/${release.name}`;
+}
+
+export async function ensureReleaseDirectory(ctx: StepContext, release: FrameworkRelease): Promise<void> {
+  if ((await pathKind(ctx, release.dir)) !== null) return;
+  const user = release.layout.user;
+  await makeDirectory(ctx, release.dir, { owner: user, group: user, mode: '0755' });
+}
+
+/** npm as the site user in cwd; the registry options go before a `--` that ends npm's own options. */
+export async function npm(
+  ctx: StepContext,
+  release: FrameworkRelease,
+  args: string[],
+  what: string,
+  cwd = release.dir,
+): Promise<void> {
+  const options = ['--no-audit', '--no-fund', ...npmRegistryArgs(ctx)];
+  const end = args.indexOf('--');
+  const argv = end === -1 ? [...args, ...options] : [...args.slice(0, end), ...options, ...args.slice(end)];
+  await mustRunLong(ctx, ['npm', ...argv], asSiteUser(release.layout, cwd), what);
+}
+
+/** A command in the release directory as the site user (long: builds, bootstraps). */
+export async function runInRelease(
+  ctx: StepContext,
+  release: FrameworkRelease,
+  argv: string[],
+  what: string,
+  env: Record<string, string> = {},
+): Promise<void> {
+  const options = asSiteUser(release.layout, release.dir);
+  await mustRunLong(ctx, argv, { ...options, env: { ...options.env, ...env } }, what);
+}
+
+/** Written last by every framework install: its presence means the release is complete. */
+export const INSTALLED_MARKER = '.siteplane-installed';
+
+export async function markInstalled(ctx: StepContext, release: FrameworkRelease): Promise<void> {
+  const user = release.layout.user;
+  await writeFile(ctx, `${release.dir}/${INSTALLED_MARKER}`, `${new Date().toISOString()}\n`, {
+    owner: user,
+    group: user,
+    mode: '0644',
+  });
+}
+
+/** Writes a file into the release, readable by the site user only (it may hold secrets). */
+export async function writePrivate(ctx: StepContext, release: FrameworkRelease, name: string, content: string): Promise<void> {
+  const user = release.layout.user;
+  await writeFile(ctx, `${release.dir}/${name}`, content, { owner: user, group: user, mode: '0600' });
+}
+
+export async function readReleaseFile(ctx: StepContext, release: FrameworkRelease, name: string): Promise<string | null> {
+  return readFile(ctx, `${release.dir}/${name}`, AS_ROOT);
+}
+
+export async function makeLive(ctx: StepContext, release: FrameworkRelease): Promise<void> {
+  await pointLink(ctx, release.layout.current, `releases/${release.name}`, release.layout.user);
+  ctx.log(`${release.layout.current} now points to releases/${release.name}`);
+}

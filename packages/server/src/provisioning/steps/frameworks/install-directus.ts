@@ -1,0 +1,92 @@
+import type { Step, StepContext } from '../../step.js';
+import { randomSecret } from '../../templates/random-secret.js';
+import { StepError } from '../commands.js';
+import { sitePort, stringOption } from '../site-layout.js';
+import {
+  ensureReleaseDirectory,
+  type FrameworkRelease,
+  frameworkRelease,
+  isComplete,
+  isLive,
+  makeLive,
+  markInstalled,
+  npm,
+  readReleaseFile,
+  runInRelease,
+  typeVersion,
+  writePrivate,
+} from './framework-release.js';
+
+/** Directus reads its configuration from this JSON file (CONFIG_PATH): every value exact, no .env quoting. */
+export const DIRECTUS_CONFIG = 'directus.config.json';
+
+/**
+ * Directus <site_type_version> from npm into releases/directus, bootstrapped against the site's
+ * PostgreSQL database (SQLite in shared/ when the site has none). directusReleaseType decides
+ * which updates `npm update` may take: patch → ~x.y.z, minor → ^x.y.z. The first admin is
+ * admin@<domain> with a generated password kept in the config file for the owner to read.
+ */
+export function installDirectus(version: number): Step {
+  return {
+    name: `install Directus ${version} from npm`,
+    async run(ctx: StepContext) {
+      const major = typeVersion(ctx.site, [10, 11]);
+      const release = frameworkRelease(ctx.site, 'directus');
+      if (!(await isComplete(ctx, release))) {
+        await ensureReleaseDirectory(ctx, release);
+        if ((await readReleaseFile(ctx, release, 'package.json')) === null) {
+          await writePrivate(
+            ctx,
+            release,
+            'package.json',
+            `${JSON.stringify({ name: 'directus-site', private: true }, null, 2)}\n`,
+          );
+        }
+        const prefix = stringOption(ctx.site, 'directusReleaseType') === 'patch' ? '~' : '^';
+        await npm(ctx, release, ['install', `--save-prefix=${prefix}`, `directus@${major}`], `install directus@${major}`);
+        ctx.log(`installed directus@${major} from npm (updates: ${prefix === '~' ? 'patch' : 'minor'})`);
+        if ((await readReleaseFile(ctx, release, DIRECTUS_CONFIG)) === null) {
+          await writePrivate(ctx, release, DIRECTUS_CONFIG, `${JSON.stringify(directusConfig(ctx, release), null, 2)}\n`);
+        }
+        await runInRelease(ctx, release, ['node', 'node_modules/directus/cli.js', 'bootstrap'], 'bootstrap Directus', {
+          CONFIG_PATH: `${release.dir}/${DIRECTUS_CONFIG}`,
+        });
+        ctx.log('bootstrapped Directus (schema, first admin)');
+        await markInstalled(ctx, release);
+      } else ctx.log('Directus is installed');
+      if (!(await isLive(ctx, release))) await makeLive(ctx, release);
+    },
+  };
+}
+
+function directusConfig(ctx: StepContext, release: FrameworkRelease): Record<string, string | number> {
+  const { site } = ctx;
+  const scheme = site.ssl.enabled ? 'https' : 'http';
+  const base = {
+    HOST: '127.0.0.1',
+    PORT: sitePort(site),
+    PUBLIC_URL: `${scheme}://${site.domain}`,
+    KEY: randomSecret(32),
+    SECRET: randomSecret(48),
+    ADMIN_EMAIL: `admin@${site.domain}`,
+    ADMIN_PASSWORD: randomSecret(24),
+  };
+  const db = site.database;
+  if (!db) return { ...base, DB_CLIENT: 'sqlite3', DB_FILENAME: `${release.layout.shared}/directus.db` };
+  if (!db.name) throw new StepError('the Directus site has no database name');
+  // "string:" stops Directus from guessing a type (a password of digits would become a number).
+  return {
+    ...base,
+    DB_CLIENT: 'pg',
+    DB_HOST: '127.0.0.1',
+    DB_PORT: 5432,
+    DB_DATABASE: `string:${db.name}`,
+    DB_USER: `string:${db.user}`,
+    DB_PASSWORD: `string:${db.password}`,
+  };
+}
+
+/** How PM2 runs Directus; the config path goes through `current`, so it follows deployments. */
+export function directusProcess(currentDir: string) {
+  return { script: 'node_modules/directus/cli.js', args: ['start'], env: { CONFIG_PATH: `${currentDir}/${DIRECTUS_CONFIG}` } };
+}

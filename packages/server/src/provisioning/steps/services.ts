@@ -1,0 +1,81 @@
+import type { CommandResult } from '../executor.js';
+import type { StepContext } from '../step.js';
+import { AS_ROOT, mustRun, run } from './commands.js';
+import { pathKind, readFile } from './remote-files.js';
+import type { FpmPoolLayout } from './site-layout.js';
+
+/**
+ * Starting and reloading services on servers with systemd and without it (containers, this
+ * project's test machines: nginx started by `nginx`, php-fpm by `php-fpmX.Y`, signals to reload).
+ */
+export async function hasSystemd(ctx: StepContext): Promise<boolean> {
+  // The directory exists only while systemd is PID 1; an installed but unused systemctl is no proof.
+  return (await pathKind(ctx, '/run/systemd/system')) === 'directory';
+}
+
+export function testNginx(ctx: StepContext): Promise<CommandResult> {
+  return run(ctx, ['nginx', '-t', '-q'], AS_ROOT);
+}
+
+/** Reloads nginx gracefully, or starts it when it is not running. */
+export async function reloadNginx(ctx: StepContext): Promise<void> {
+  if (await hasSystemd(ctx)) {
+    await mustRun(ctx, ['systemctl', 'reload-or-restart', 'nginx'], AS_ROOT, 'reload nginx');
+    ctx.log('reloaded nginx (systemd)');
+    return;
+  }
+  // `nginx -s reload` fails when no master runs (no or stale pid file): then start one.
+  const reload = await run(ctx, ['nginx', '-s', 'reload'], AS_ROOT);
+  if (reload.code === 0) {
+    ctx.log('reloaded nginx');
+    return;
+  }
+  await mustRun(ctx, ['nginx'], AS_ROOT, 'start nginx');
+  ctx.log('started nginx (it was not running)');
+}
+
+export function testPhpFpm(ctx: StepContext, pool: Pick<FpmPoolLayout, 'binary' | 'mainConfig'>): Promise<CommandResult> {
+  return run(ctx, [pool.binary, '-t', '--fpm-config', pool.mainConfig], AS_ROOT);
+}
+
+/** The pid in a daemon's pid file when that process is alive (no procps needed). */
+export async function livePid(ctx: StepContext, pidFile: string): Promise<string | null> {
+  const content = (await readFile(ctx, pidFile))?.trim() ?? '';
+  if (!/^[1-9]\d*$/.test(content)) return null;
+  const alive = await run(ctx, ['kill', '-0', content], AS_ROOT);
+  return alive.code === 0 ? content : null;
+}
+
+/** Debian's nginx.conf writes its master's pid here. */
+export const NGINX_PID_FILE = '/run/nginx.pid';
+
+/** Reloads php-fpm of this version (USR2: graceful, re-reads pools), or starts it. */
+export async function reloadPhpFpm(ctx: StepContext, pool: FpmPoolLayout): Promise<void> {
+  const unit = `php${pool.version}-fpm`;
+  if (await hasSystemd(ctx)) {
+    await mustRun(ctx, ['systemctl', 'reload-or-restart', unit], AS_ROOT, `reload ${unit}`);
+    ctx.log(`reloaded ${unit} (systemd)`);
+    return;
+  }
+  const pid = await livePid(ctx, pool.pidFile);
+  if (pid) {
+    await mustRun(ctx, ['kill', '-USR2', pid], AS_ROOT, `reload ${unit}`);
+    ctx.log(`reloaded ${unit} (signalled master ${pid})`);
+    return;
+  }
+  // Without systemd nothing creates /run/php (the unit's RuntimeDirectory would).
+  await mustRun(ctx, ['install', '-d', '-m', '0755', '/run/php'], AS_ROOT, 'create /run/php');
+  await mustRun(ctx, [pool.binary, '--fpm-config', pool.mainConfig], AS_ROOT, `start ${unit}`);
+  ctx.log(`started ${unit} (it was not running)`);
+}
+
+/**
+ * Starts a packaged daemon (database engines): systemd unit when systemd runs, else the package's
+ * init script, which Debian's mariadb, mysql and postgresql packages still ship.
+ */
+export async function startService(ctx: StepContext, unit: string, initScript: string): Promise<void> {
+  if (await hasSystemd(ctx)) await mustRun(ctx, ['systemctl', 'start', unit], AS_ROOT, `start ${unit}`);
+  // A missing script fails as "not found" (exit 127), which the error then says.
+  else await mustRun(ctx, [initScript, 'start'], AS_ROOT, `start ${unit} with ${initScript} (no systemd)`);
+  ctx.log(`started ${unit}`);
+}

@@ -1,0 +1,180 @@
+import { createHash } from 'node:crypto';
+import type { CommandResult, RunOptions } from '../../../src/provisioning/executor.js';
+import { candidate, installPackage } from './fake-packages.js';
+import type { FakeServer } from './fake-server.js';
+import { dispatchSystem } from './fake-system-commands.js';
+
+/**
+ * The commands the steps run, simulated against the fake server's state. Argument shapes are
+ * matched exactly as the steps build them, so a changed command shows up as an unknown one.
+ * Returns null for a command it does not know.
+ */
+export const ok = (stdout = ''): CommandResult => ({ code: 0, stdout, stderr: '' });
+export const fail = (stderr: string, code = 1): CommandResult => ({ code, stdout: '', stderr: `${stderr}\n` });
+
+export function dispatch(server: FakeServer, argv: string[], options: RunOptions): CommandResult | null {
+  const { fs } = server;
+  const [cmd, ...args] = argv;
+  switch (cmd) {
+    case 'stat': {
+      const path = args[3]!;
+      const node = fs.get(path);
+      if (!node) return fail(`stat: cannot statx '${path}': No such file or directory`);
+      if (args[1] === '%a') return ok(`${node.type === 'link' ? '777' : node.mode}\n`);
+      return ok(`${node.type === 'dir' ? 'directory' : node.type === 'link' ? 'symbolic link' : 'regular file'}\n`);
+    }
+    case 'sha256sum': {
+      const content = fs.read(args[1]!);
+      if (content === undefined) return fail(`sha256sum: ${args[1]}: No such file or directory`);
+      return ok(`${createHash('sha256').update(content, 'utf8').digest('hex')}  ${args[1]}\n`);
+    }
+    case 'cat': {
+      const content = fs.read(args[1]!);
+      return content === undefined ? fail(`cat: ${args[1]}: No such file or directory`) : ok(content);
+    }
+    case 'readlink': {
+      const node = fs.get(args[1]!);
+      return node?.type === 'link' ? ok(`${node.target}\n`) : fail('');
+    }
+    case 'install':
+      return install(server, args);
+    case 'dd': {
+      const path = args[0]!.replace(/^of=/, '');
+      const node = fs.get(fs.resolve(path));
+      if (args[1] !== 'status=none' || options.stdin === undefined) return fail('dd: unexpected use');
+      if (node?.type === 'file') node.content = options.stdin;
+      else if (fs.hasParent(path)) fs.write(path, options.stdin);
+      else return fail(`dd: failed to open '${path}': No such file or directory`);
+      return ok();
+    }
+    case 'mv': {
+      const [, , , from, to] = args;
+      if (!fs.hasParent(to!)) return fail(`mv: cannot move to '${to}': No such file or directory`);
+      return fs.rename(from!, to!) ? ok() : fail(`mv: cannot stat '${from}': No such file or directory`);
+    }
+    case 'cp': {
+      if (args[0] === '-p') {
+        const node = fs.get(args[2]!);
+        if (!node) return fail('cp: no such file');
+        fs.nodes.set(args[3]!, structuredClone(node));
+        return ok();
+      }
+      const [, , source, destination] = args;
+      const from = source!.replace(/\/\.$/, '');
+      if (fs.get(from)?.type !== 'dir') return fail(`cp: cannot stat '${source}'`);
+      fs.copyTree(from, destination!);
+      return ok();
+    }
+    case 'rm': {
+      const recursive = args[0] === '-rf';
+      for (const path of args.slice(2)) fs.remove(path, recursive);
+      return ok();
+    }
+    case 'ln': {
+      const [target, link] = args.slice(4);
+      if (!fs.hasParent(link!)) return fail('ln: no such directory');
+      fs.nodes.set(link!, { type: 'link', target: target!, owner: 'root' });
+      return ok();
+    }
+    case 'chown': {
+      const [owner, path] = args[0] === '-R' ? [args[2]!, args[4]!] : [args[1]!, args[3]!];
+      const [user, group] = owner.split(':');
+      for (const p of args[0] === '-R' ? fs.subtree(path) : [path]) {
+        const node = fs.get(p);
+        if (node) Object.assign(node, node.type === 'link' ? { owner: user } : { owner: user, group });
+      }
+      return ok();
+    }
+    case 'chmod': {
+      const node = fs.get(args[2]!);
+      if (node?.type === 'dir') node.mode = node.mode.replace(/.$/, (d) => String(Number(d) | 1));
+      return ok();
+    }
+    case 'curl': {
+      const out = args[args.indexOf('-o') + 1]!;
+      if (!fs.hasParent(out)) return fail('curl: (23) Failure writing output');
+      server.downloads.set(out, args[args.length - 1]!);
+      fs.write(out, `download of ${args[args.length - 1]}`);
+      return ok();
+    }
+    case 'tar': {
+      const archive = args[1]!;
+      const destination = args[3]!;
+      const url = server.downloads.get(archive) ?? '';
+      if (/phpmyadmin/i.test(url)) {
+        fs.write(`${destination}/index.php`, '<?php // phpMyAdmin');
+        fs.mkdirp(`${destination}/libraries`);
+        fs.write(`${destination}/libraries/vendor_config.php`, UPSTREAM_VENDOR_CONFIG);
+      } else {
+        fs.write(`${destination}/index.php`, '<?php // WordPress');
+        fs.write(`${destination}/wp-settings.php`, '<?php // WordPress');
+        fs.write(`${destination}/wp-config-sample.php`, '<?php // sample');
+      }
+      return ok();
+    }
+    case 'apt-cache': {
+      const version = candidate(server, args[2]!);
+      return ok(
+        `${args[2]}:\n  Installed: ${server.apt.installed.has(args[2]!) ? version : '(none)'}\n  Candidate: ${version ?? '(none)'}\n`,
+      );
+    }
+    case 'dpkg-query': {
+      const lines = args
+        .slice(4)
+        .filter((name) => server.apt.installed.has(name))
+        .map((name) => `${name}\tii \n`);
+      return { code: lines.length === args.length - 4 ? 0 : 1, stdout: lines.join(''), stderr: '' };
+    }
+    case 'apt-get': {
+      if (options.env?.DEBIAN_FRONTEND !== 'noninteractive')
+        return fail('apt-get without DEBIAN_FRONTEND=noninteractive would prompt');
+      if (args[0] === 'update') {
+        for (const path of fs.subtree('/etc/apt/sources.list.d'))
+          if (path.endsWith('.list')) server.apt.updatedSources.add(path.split('/').pop()!);
+        return ok();
+      }
+      const names = args.filter((a) => !a.startsWith('-') && a !== 'install' && !a.startsWith('Dpkg::'));
+      const missing = names.filter((name) => candidate(server, name) === null);
+      if (missing.length > 0) return fail(`E: Unable to locate package ${missing[0]}`, 100);
+      for (const name of names) installPackage(server, name);
+      return ok();
+    }
+    default:
+      return dispatchSystem(server, argv, options);
+  }
+}
+
+function install(server: FakeServer, args: string[]): CommandResult {
+  const { fs } = server;
+  const directory = args[0] === '-d';
+  const rest = directory ? args.slice(1) : args;
+  const own = { mode: '755', owner: 'root', group: 'root' };
+  const paths: string[] = [];
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i]!;
+    if (a === '-m') own.mode = rest[++i]!.replace(/^0/, '');
+    else if (a === '-o') own.owner = rest[++i]!;
+    else if (a === '-g') own.group = rest[++i]!;
+    else paths.push(a);
+  }
+  for (const name of [own.owner, own.group]) if (!server.users.has(name)) return fail(`install: invalid user '${name}'`);
+  if (directory) {
+    for (const path of paths) fs.mkdirp(path, own);
+    return ok();
+  }
+  const [source, target] = paths;
+  // A real `install /dev/stdin` fails when stdin is a socket: files are created empty, then filled by dd.
+  if (source !== '/dev/null') return fail(`install: cannot open '${source}' for reading: No such device or address`);
+  if (!fs.hasParent(target!)) return fail(`install: cannot create regular file '${target}': No such file or directory`);
+  fs.write(target!, '', own);
+  return ok();
+}
+
+/** The shape of phpMyAdmin 5.2's own libraries/vendor_config.php (upstream archive). */
+export const UPSTREAM_VENDOR_CONFIG = `<?php
+return [
+    'autoloadFile' => ROOT_PATH . 'vendor' . DIRECTORY_SEPARATOR . 'autoload.php',
+    'tempDir' => ROOT_PATH . 'tmp' . DIRECTORY_SEPARATOR,
+    'configFile' => ROOT_PATH . 'config.inc.php',
+];
+`;

@@ -1,0 +1,87 @@
+import type { FakeServer } from './fake-server.js';
+
+/**
+ * Debian 12's package world as the fake server sees it: what is installed, what the configured
+ * repositories offer (Debian's own, plus the third-party ones a step added and `apt-get update`
+ * read), and what installing a package leaves on the server.
+ */
+export interface AptState {
+  installed: Set<string>;
+  /** Sources read by the last `apt-get update` (file names under sources.list.d). */
+  updatedSources: Set<string>;
+}
+
+export function newAptState(): AptState {
+  return { installed: new Set(['ca-certificates']), updatedSources: new Set() };
+}
+
+const DEBIAN: Record<string, string> = {
+  nginx: '1.22.1-9+deb12u1',
+  curl: '7.88.1-10+deb12u8',
+  'ca-certificates': '20230311',
+  'mariadb-server': '1:10.11.11-0+deb12u1',
+  'postgresql-15': '15.12-0+deb12u2',
+  nodejs: '18.19.0+dfsg-6~deb12u2',
+  npm: '9.2.0~ds1-1',
+};
+const PHP_EXTENSIONS = ['fpm', 'cli', 'mysql', 'pgsql', 'mbstring', 'xml', 'curl', 'zip'];
+
+export function candidate(server: FakeServer, name: string): string | null {
+  const sources = server.apt.updatedSources;
+  const php = /^php(\d\.\d)-(\w+)$/.exec(name);
+  if (php && PHP_EXTENSIONS.includes(php[2]!)) {
+    if (php[1] === '8.2') return '8.2.28-1~deb12u1';
+    return sources.has('sury-php.list') ? `${php[1]}.0-1+0~sury` : null;
+  }
+  if (name === 'nodejs' && sources.has('nodesource.list')) {
+    const line = server.fs.read('/etc/apt/sources.list.d/nodesource.list') ?? '';
+    const major = /node_(\d+)\.x/.exec(line)?.[1];
+    return `${major}.11.0-1nodesource1`;
+  }
+  if (name === 'mysql-server') return sources.has('mysql.list') ? '8.0.41-1debian12' : null;
+  const pg = /^postgresql-(\d+)$/.exec(name);
+  if (pg && pg[1] !== '15') return sources.has('pgdg.list') ? `${pg[1]}.18-1.pgdg120+1` : null;
+  return DEBIAN[name] ?? null;
+}
+
+/** What installing a package leaves behind (config files, programs, stopped daemons). */
+export function installPackage(server: FakeServer, name: string): void {
+  server.apt.installed.add(name);
+  const { fs } = server;
+  const php = /^php(\d\.\d)-(\w+)$/.exec(name);
+  if (name === 'nginx') {
+    for (const dir of ['/etc/nginx/sites-available', '/etc/nginx/sites-enabled', '/etc/nginx/conf.d', '/var/log/nginx'])
+      fs.mkdirp(dir);
+    fs.write(
+      '/etc/nginx/nginx.conf',
+      'http {\n\t# server_names_hash_bucket_size 64;\n\tinclude /etc/nginx/sites-enabled/*;\n}\n',
+    );
+    server.programs.add('nginx');
+  } else if (php?.[2] === 'fpm') {
+    fs.mkdirp(`/etc/php/${php[1]}/fpm/pool.d`);
+    fs.write(`/etc/php/${php[1]}/fpm/php-fpm.conf`, `include=/etc/php/${php[1]}/fpm/pool.d/*.conf\n`);
+    fs.write(`/etc/php/${php[1]}/fpm/pool.d/www.conf`, '[www]\n');
+    server.programs.add(`php-fpm${php[1]}`);
+  } else if (php?.[2] === 'cli') {
+    server.programs.add(`php${php[1]}`);
+  } else if (name === 'nodejs') {
+    server.nodeVersion = (candidate(server, 'nodejs') ?? '').replace(/[-+~].*$/, '');
+    server.programs.add('node');
+    if (server.apt.updatedSources.has('nodesource.list')) server.programs.add('npm');
+  } else if (name === 'npm') {
+    server.programs.add('npm');
+  } else if (name === 'mariadb-server' || name === 'mysql-server') {
+    server.mysql.installed = true;
+    fs.write(name === 'mariadb-server' ? '/etc/init.d/mariadb' : '/etc/init.d/mysql', '#!/bin/sh\n', { mode: '755' });
+  } else if (/^postgresql-\d+$/.test(name)) {
+    server.postgres.installed = true;
+    fs.write('/etc/init.d/postgresql', '#!/bin/sh\n', { mode: '755' });
+  }
+}
+
+/** A server as Debian 12 comes with Siteplane's baseline already installed (nginx, PHP 8.2, MariaDB). */
+export function preinstall(server: FakeServer, packages: string[]): void {
+  for (const name of packages) installPackage(server, name);
+  if (server.mysql.installed) server.mysql.running = true;
+  if (server.postgres.installed) server.postgres.running = true;
+}

@@ -1,0 +1,117 @@
+import type { CommandResult, Executor, RunOptions } from '../../../src/provisioning/executor.js';
+import { dispatch } from './fake-commands.js';
+import { FakeMysql, FakePostgres } from './fake-databases.js';
+import { FakeFs } from './fake-fs.js';
+import { type AptState, newAptState } from './fake-packages.js';
+
+export interface Call {
+  argv: string[];
+  options: RunOptions;
+}
+
+export interface Pm2App {
+  status: string;
+  ecosystem: string;
+}
+
+/**
+ * A Debian 12 server without systemd, in memory: files, users, packages, services, databases and
+ * PM2, changed by the commands the steps run (see fake-commands.ts). Every call is recorded.
+ * A command it does not know fails the test (code 127 and an entry in `unknown`).
+ */
+export class FakeServer {
+  readonly fs = new FakeFs();
+  readonly users = new Set(['root', 'www-data', 'postgres']);
+  readonly apt: AptState = newAptState();
+  readonly mysql = new FakeMysql();
+  readonly postgres = new FakePostgres();
+  /** user → PM2 process name → app */
+  readonly pm2 = new Map<string, Map<string, Pm2App>>();
+  readonly pm2Saved = new Map<string, string[]>();
+  readonly programs = new Set<string>(['sh', 'curl']);
+  readonly running = new Map<string, number>();
+  readonly wordpressInstalled = new Set<string>();
+  /** The data each WordPress installer run received (decoded from its script). */
+  readonly wordpressRuns: Record<string, string>[] = [];
+  readonly downloads = new Map<string, string>();
+  systemd = false;
+  nodeVersion: string | null = null;
+  readonly calls: Call[] = [];
+  readonly unknown: string[][] = [];
+  /** Answers that replace the simulation for matching commands (failure injection). */
+  readonly scripted: { match: (argv: string[]) => boolean; result: CommandResult; times: number }[] = [];
+  /** When true, `nginx -t` fails if an enabled vhost contains this text. */
+  nginxRejects: string | null = null;
+  private nextPid = 1000;
+
+  readonly exec: Executor = {
+    kind: 'local',
+    run: async (argv: readonly string[], options: RunOptions = {}) => this.run([...argv], options),
+    close: async () => {},
+  };
+
+  script(match: (argv: string[]) => boolean, result: Partial<CommandResult>, times = 1): void {
+    this.scripted.push({ match, result: { code: 0, stdout: '', stderr: '', ...result }, times });
+  }
+
+  run(argv: string[], options: RunOptions): CommandResult {
+    for (const arg of argv) if (arg.includes('\0')) throw new Error('NUL in argv');
+    this.calls.push({ argv, options });
+    const scripted = this.scripted.find((s) => s.times > 0 && s.match(argv));
+    if (scripted) {
+      scripted.times--;
+      return scripted.result;
+    }
+    const result = dispatch(this, argv, options);
+    if (result === null) {
+      this.unknown.push(argv);
+      return { code: 127, stdout: '', stderr: `fake server: unknown command ${argv.join(' ')}\n` };
+    }
+    return result;
+  }
+
+  startDaemon(name: string, pidFile: string): void {
+    const pid = this.nextPid++;
+    this.running.set(name, pid);
+    this.fs.write(pidFile, `${pid}\n`);
+  }
+
+  isAlive(pid: string): boolean {
+    return [...this.running.values()].includes(Number(pid));
+  }
+
+  /** A bare server with the user, nginx and PHP 8.2 already there (as after a first site). */
+  addUser(user: string): void {
+    this.users.add(user);
+    this.fs.mkdirp(`/home/${user}`, { owner: user, group: user, mode: '755' });
+  }
+
+  pm2Of(user: string): Map<string, Pm2App> {
+    let apps = this.pm2.get(user);
+    if (!apps) {
+      apps = new Map();
+      this.pm2.set(user, apps);
+    }
+    return apps;
+  }
+
+  /** Everything a site may create or change, for before/after comparisons. */
+  state(): unknown {
+    return structuredClone({
+      fs: this.fs.snapshot((p) => !p.startsWith('/run/')),
+      users: [...this.users].sort(),
+      packages: [...this.apt.installed].sort(),
+      mysql: {
+        databases: [...this.mysql.databases].sort(),
+        accounts: [...this.mysql.accounts.entries()].sort(),
+        grants: [...this.mysql.grants].sort(),
+      },
+      postgres: { roles: [...this.postgres.roles.entries()].sort(), databases: [...this.postgres.databases.entries()].sort() },
+      pm2: [...this.pm2.entries()].map(([user, apps]) => [user, [...apps.entries()].sort()]),
+      pm2Saved: [...this.pm2Saved.entries()].sort(),
+      running: [...this.running.keys()].sort(),
+      wordpress: [...this.wordpressInstalled].sort(),
+      node: this.nodeVersion,
+    });
+  }
+}

@@ -1,0 +1,169 @@
+import type { CommandResult, RunOptions } from '../../../src/provisioning/executor.js';
+import { fail, ok } from './fake-commands.js';
+import type { FakeServer } from './fake-server.js';
+
+/** Users, programs, daemons, databases, npm and PM2 of the fake server. */
+export function dispatchSystem(server: FakeServer, argv: string[], options: RunOptions): CommandResult | null {
+  const { fs } = server;
+  const [cmd, ...args] = argv;
+  if (cmd === 'sh' && args[1] === 'command -v -- "$1"') {
+    return server.programs.has(args[3]!) ? ok(`/usr/bin/${args[3]}\n`) : fail('', 1);
+  }
+  if (cmd === 'env' && args[0] === 'node' && args[1] === '--version') {
+    return server.nodeVersion ? ok(`v${server.nodeVersion}\n`) : fail('env: ‘node’: No such file or directory', 127);
+  }
+  if (cmd === 'getent')
+    return server.users.has(args[1]!) ? ok(`${args[1]}:x:1001:1001::/home/${args[1]}:/bin/bash\n`) : fail('', 2);
+  if (cmd === 'useradd') {
+    const user = args[args.length - 1]!;
+    if (server.users.has(user)) return fail(`useradd: user '${user}' already exists`, 9);
+    server.addUser(user);
+    return ok();
+  }
+  if (cmd === 'nginx') return nginx(server, args);
+  if (cmd?.startsWith('php-fpm')) {
+    if (!server.programs.has(cmd)) return fail(`${cmd}: not found`, 127);
+    if (args[0] === '-t') return fs.read(args[2]!) === undefined ? fail('no config') : ok();
+    if (fs.get('/run/php')?.type !== 'dir') return fail('unable to create the pid file: /run/php does not exist');
+    server.startDaemon(cmd, `/run/php/php${cmd.slice('php-fpm'.length)}-fpm.pid`);
+    return ok();
+  }
+  if (cmd === 'kill') {
+    const [signal, pid] = args;
+    if (!server.isAlive(pid!)) return fail(`kill: (${pid}) - No such process`);
+    return signal === '-0' || signal === '-USR2' ? ok() : fail('unexpected signal');
+  }
+  if (cmd === 'systemctl') {
+    if (!server.systemd) return fail("System has not been booted with systemd as init system (PID 1). Can't operate.");
+    if (args[1] === 'mariadb' || args[1] === 'mysql') server.mysql.running = true;
+    if (args[1] === 'postgresql') server.postgres.running = true;
+    if (args[1] === 'nginx') server.running.set('nginx', 1);
+    return ok();
+  }
+  if (cmd?.startsWith('/etc/init.d/')) {
+    if (fs.read(cmd) === undefined) return fail(`${cmd}: not found`, 127);
+    if (cmd.endsWith('postgresql')) server.postgres.running = true;
+    else server.mysql.running = true;
+    return ok();
+  }
+  if (cmd === 'mysql') {
+    if (options.asUser || !options.sudo) return fail('mysql must run as root over the socket');
+    if (!server.mysql.installed) return fail('mysql: not found', 127);
+    return server.mysql.run(options.stdin ?? '');
+  }
+  if (cmd === 'psql') {
+    if (options.asUser !== 'postgres') return fail('psql: peer authentication failed');
+    if (!server.postgres.installed) return fail('psql: not found', 127);
+    return server.postgres.run(options.stdin ?? '');
+  }
+  if (cmd === 'grep' && args.includes('/etc/nginx/sites-enabled')) {
+    const needle = args[args.length - 2]!;
+    const hits = fs
+      .subtree('/etc/nginx/sites-enabled')
+      .filter((p) => p !== '/etc/nginx/sites-enabled' && fs.read(p)?.includes(needle));
+    return hits.length > 0 ? ok(hits.map((h) => `${h}\n`).join('')) : fail('', 1);
+  }
+  if (cmd === 'npm') return npm(server, args, options);
+  if (cmd === 'node' && args[0] === 'node_modules/directus/cli.js' && args[1] === 'bootstrap') {
+    return options.env?.CONFIG_PATH ? ok('Directus bootstrapped\n') : fail('no CONFIG_PATH');
+  }
+  if (cmd === 'pm2') return pm2(server, args, options);
+  if (cmd && /^php\d\.\d$/.test(cmd)) return phpCli(server, cmd, options);
+  return null;
+}
+
+function nginx(server: FakeServer, args: string[]): CommandResult {
+  const { fs } = server;
+  if (!server.programs.has('nginx')) return fail('nginx: not found', 127);
+  if (args[0] === '-t') {
+    for (const path of fs.subtree('/etc/nginx/sites-enabled')) {
+      if (path === '/etc/nginx/sites-enabled') continue;
+      const content = fs.read(path);
+      if (content === undefined) return fail(`nginx: [emerg] open() "${path}" failed (2: No such file or directory)`);
+      if (server.nginxRejects && content.includes(server.nginxRejects)) {
+        return fail(
+          `nginx: [emerg] unknown directive "${server.nginxRejects}" in ${path}:3\nnginx: configuration file /etc/nginx/nginx.conf test failed`,
+        );
+      }
+    }
+    return ok();
+  }
+  if (args[0] === '-s')
+    return server.running.has('nginx')
+      ? ok()
+      : fail('nginx: [error] open() "/run/nginx.pid" failed (2: No such file or directory)');
+  if (args.length === 0) {
+    server.startDaemon('nginx', '/run/nginx.pid');
+    return ok();
+  }
+  return fail('unexpected nginx arguments');
+}
+
+function npm(server: FakeServer, args: string[], options: RunOptions): CommandResult {
+  if (!server.programs.has('npm')) return fail('npm: not found', 127);
+  if (args[0] === 'install' && args[1] === '--global') {
+    if (options.asUser) return fail('global installs need root');
+    server.programs.add('pm2');
+    return ok();
+  }
+  if (!options.asUser || !options.cwd) return fail('npm for a site must run as its user in a directory');
+  if (args[0] === 'exec') {
+    const name = args[args.indexOf('--') + 2]!;
+    const dir = `${options.cwd}/${name}`;
+    server.fs.mkdirp(dir, { owner: options.asUser, group: options.asUser });
+    server.fs.write(`${dir}/.env`, 'HOST=0.0.0.0\nPORT=1337\nAPP_KEYS=a,b\nDATABASE_CLIENT=sqlite\n', {
+      owner: options.asUser,
+      group: options.asUser,
+    });
+    server.fs.write(`${dir}/package.json`, '{}', { owner: options.asUser, group: options.asUser });
+    return ok();
+  }
+  if (args[0] === 'install' || (args[0] === 'run' && args[1] === 'build')) {
+    server.fs.mkdirp(`${options.cwd}/node_modules`, { owner: options.asUser, group: options.asUser });
+    return ok();
+  }
+  return fail(`unexpected npm ${args.join(' ')}`);
+}
+
+function pm2(server: FakeServer, args: string[], options: RunOptions): CommandResult {
+  if (!server.programs.has('pm2')) return fail('pm2: not found', 127);
+  const user = options.asUser;
+  if (!user) return args[0] === 'startup' && server.systemd ? ok() : fail('pm2 must run as the site user');
+  if (options.env?.PM2_HOME !== `/home/${user}/.pm2`) return fail("PM2_HOME is not the user's");
+  const apps = server.pm2Of(user);
+  const [verb, target] = args;
+  if (verb === 'jlist')
+    return ok(`${JSON.stringify([...apps.entries()].map(([name, app]) => ({ name, pm2_env: { status: app.status } })))}\n`);
+  if (verb === 'start' || verb === 'startOrReload') {
+    const content = server.fs.read(target!);
+    if (content === undefined) return fail(`[PM2][ERROR] File ${target} not found`);
+    const config = JSON.parse(content.slice(content.indexOf('{'), content.lastIndexOf('}') + 1)) as { apps: { name: string }[] };
+    for (const app of config.apps) apps.set(app.name, { status: 'online', ecosystem: content });
+    return ok();
+  }
+  if (verb === 'restart') {
+    const app = apps.get(target!);
+    if (!app) return fail('not found');
+    app.status = 'online';
+    return ok();
+  }
+  if (verb === 'delete') return apps.delete(target!) ? ok() : fail(`[PM2][ERROR] Process or Namespace ${target} not found`);
+  if (verb === 'save') {
+    server.pm2Saved.set(user, [...apps.keys()].sort());
+    return ok();
+  }
+  return fail(`unexpected pm2 ${args.join(' ')}`);
+}
+
+function phpCli(server: FakeServer, binary: string, options: RunOptions): CommandResult {
+  if (!server.programs.has(binary)) return fail(`${binary}: not found`, 127);
+  if (!options.asUser) return fail('php scripts of a site run as its user');
+  const script = options.stdin ?? '';
+  const encoded = /base64_decode\('([A-Za-z0-9+/=]*)'\)/.exec(script)?.[1];
+  if (!script.includes('wp_install(') || !encoded) return fail('unexpected php script');
+  const data = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8')) as Record<string, string> & { root: string };
+  server.wordpressRuns.push(data);
+  if (server.wordpressInstalled.has(data.root)) return ok('already installed\n');
+  server.wordpressInstalled.add(data.root);
+  return ok('installed\n');
+}
