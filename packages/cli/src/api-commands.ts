@@ -35,7 +35,10 @@ export function apiCommands(program: Command): void {
       print(record);
       if (o.wait) await follow((record.operation as { uuid: string }).uuid);
     });
-  program.command('operation <uuid>').option('--wait').action(async (uuid: string, o: { wait?: boolean }) => (o.wait ? follow(uuid) : print(await client().getOperation(uuid))));
+  program
+    .command('operation <uuid>')
+    .option('--wait')
+    .action(async (uuid: string, o: { wait?: boolean }) => (o.wait ? follow(uuid) : print(await client().getOperation(uuid))));
 
   const servers = program.command('servers').description('Servers');
   servers.command('list').action(async () => print(await client().listServers()));
@@ -49,14 +52,15 @@ export function apiCommands(program: Command): void {
     );
   servers.command('verify <server>').action(async (s: string) => print(await client().verifyServer(s)));
   servers.command('remove <server>').action(async (s: string) => print(await client().deleteServer(s)));
-  servers.command('add-user <server> <username>').action(async (s: string, u: string) => print(await client().createServerUser(s, u)));
+  servers
+    .command('add-user <server> <username>')
+    .action(async (s: string, u: string) => print(await client().createServerUser(s, u)));
   servers.command('users <server>').action(async (s: string) => print(await client().listServerUsers(s)));
 
   const vc = program.command('vc').description('Version control profiles');
   vc.command('list').action(async () => print(await client().listVcProfiles()));
   vc.command('get <profile>').action(async (p: string) => print(await client().getVcProfile(p)));
-  vc
-    .command('add <provider> <name>')
+  vc.command('add <provider> <name>')
     .option('--token <token>')
     .option('--base-url <url>')
     .option('--repo <url...>', 'git provider: remote URLs')
@@ -71,7 +75,9 @@ export function apiCommands(program: Command): void {
   dns.command('list').action(async () => print(await client().listDnsProfiles()));
   dns
     .command('add <provider> <name> <credentialsJson>')
-    .action(async (provider: string, name: string, creds: string) => print(await client().createDnsProfile({ provider, name, credentials: JSON.parse(creds) })));
+    .action(async (provider: string, name: string, creds: string) =>
+      print(await client().createDnsProfile({ provider, name, credentials: JSON.parse(creds) })),
+    );
   dns.command('verify <profile>').action(async (p: string) => print(await client().verifyDnsProfile(p)));
   dns.command('remove <profile>').action(async (p: string) => print(await client().deleteDnsProfile(p)));
 }
@@ -80,7 +86,11 @@ export function apiCommands(program: Command): void {
 async function follow(uuid: string): Promise<void> {
   let after = 0;
   for (;;) {
-    const op = (await client().getOperation(uuid, after)) as { status: string; logs: { seq: number; line: string }[]; error: unknown };
+    const op = (await client().getOperation(uuid, after)) as {
+      status: string;
+      logs: { seq: number; line: string }[];
+      error: unknown;
+    };
     for (const l of op.logs) {
       process.stdout.write(`${l.line}\n`);
       after = l.seq;

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
-import { serveCommand } from './serve.js';
 import { apiCommands } from './api-commands.js';
+import { serveCommand } from './serve.js';
 import { tokenCommands } from './token-commands.js';
 
 const program = new Command('siteplane').description('Siteplane: sites on your own servers').showHelpAfterError();

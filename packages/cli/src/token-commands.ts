@@ -25,7 +25,9 @@ export function tokenCommands(program: Command): void {
     .description('Create a token and print it (only the token; it is shown once)')
     .action(async (o: { name: string; scope: string; team?: string; account: string }) => {
       if (o.scope !== 'read' && o.scope !== 'write') throw new Error('--scope must be read or write');
-      const created = await withDb((db) => createToken(db, { name: o.name, scope: o.scope as 'read' | 'write', team: o.team, account: o.account }));
+      const created = await withDb((db) =>
+        createToken(db, { name: o.name, scope: o.scope as 'read' | 'write', team: o.team, account: o.account }),
+      );
       process.stdout.write(`${created.token}\n`);
     });
   token

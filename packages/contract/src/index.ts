@@ -1,3 +1,3 @@
 export * from './errors.js';
-export * from './site-types.js';
 export * from './schemas.js';
+export * from './site-types.js';

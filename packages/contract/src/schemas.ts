@@ -1,5 +1,13 @@
-import { type TSchema, Type as T } from '@sinclair/typebox';
-import { DB_SERVERS, DIRECTUS_RELEASE_TYPES, DNS_PROVIDERS, NODE_VERSIONS, PHP_VERSIONS, SITE_TYPE_IDS, SSL_PROVIDERS } from './site-types.js';
+import { Type as T, type TSchema } from '@sinclair/typebox';
+import {
+  DB_SERVERS,
+  DIRECTUS_RELEASE_TYPES,
+  DNS_PROVIDERS,
+  NODE_VERSIONS,
+  PHP_VERSIONS,
+  SITE_TYPE_IDS,
+  SSL_PROVIDERS,
+} from './site-types.js';
 
 /**
  * TypeBox schemas of every request and response: the server validates admin bodies with them and
@@ -44,7 +52,12 @@ export const SiteOptionsSchema = T.Object(
     webDirectory: T.Optional(T.String()),
     performInstallSetup: T.Optional(T.Boolean()),
     wpAdminSetup: T.Optional(
-      T.Object({ title: T.String(), adminUser: T.String(), adminPassword: T.String({ writeOnly: true }), adminEmail: T.String() }),
+      T.Object({
+        title: T.String(),
+        adminUser: T.String(),
+        adminPassword: T.String({ writeOnly: true }),
+        adminEmail: T.String(),
+      }),
     ),
   },
   { description: 'Type-specific settings (spec §2.2). Options that do not apply to the type are refused with 422.' },
@@ -88,7 +101,10 @@ export const SiteRecordSchema = T.Object({
   }),
   supports_livewire: T.Boolean(),
   options: T.Record(T.String(), T.Unknown()),
-  database: T.Union([T.Object({ name: T.Union([T.String(), T.Null()]), user: T.Union([T.String(), T.Null()]), engine: T.String() }), T.Null()]),
+  database: T.Union([
+    T.Object({ name: T.Union([T.String(), T.Null()]), user: T.Union([T.String(), T.Null()]), engine: T.String() }),
+    T.Null(),
+  ]),
   port: T.Union([T.Integer(), T.Null()]),
   failure: T.Unknown(),
   operation: T.Union([OperationRef, T.Null()]),
@@ -156,7 +172,10 @@ export const CreateDnsProfileBody = T.Object(
   {
     provider: lit(DNS_PROVIDERS),
     name: T.String({ minLength: 1, maxLength: 100 }),
-    credentials: T.Record(T.String(), T.String(), { description: 'cloudflare {apiToken}; digitalocean {token}; porkbun {apiKey, secretApiKey}; aws {accessKeyId, secretAccessKey, region?}' }),
+    credentials: T.Record(T.String(), T.String(), {
+      description:
+        'cloudflare {apiToken}; digitalocean {token}; porkbun {apiKey, secretApiKey}; aws {accessKeyId, secretAccessKey, region?}',
+    }),
     team: T.Optional(Uuid),
   },
   { additionalProperties: false },

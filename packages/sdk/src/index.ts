@@ -2,8 +2,15 @@ import type { Problem } from '@siteplane/contract';
 
 /** A failed call: the service's problem+json, kept whole. */
 export class SiteplaneError extends Error {
-  constructor(readonly status: number, readonly problem: Problem | null) {
-    super(problem ? `${problem.status} ${problem.code}: ${problem.detail}${problem.errors?.length ? ` (${problem.errors.map((e) => `${e.field}: ${e.message}`).join('; ')})` : ''}` : `HTTP ${status}`);
+  constructor(
+    readonly status: number,
+    readonly problem: Problem | null,
+  ) {
+    super(
+      problem
+        ? `${problem.status} ${problem.code}: ${problem.detail}${problem.errors?.length ? ` (${problem.errors.map((e) => `${e.field}: ${e.message}`).join('; ')})` : ''}`
+        : `HTTP ${status}`,
+    );
     this.name = 'SiteplaneError';
   }
 }
@@ -22,7 +29,11 @@ export class SiteplaneClient {
   async request<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
     const res = await (this.options.fetch ?? fetch)(new URL(path, this.options.baseUrl), {
       method,
-      headers: { authorization: `Bearer ${this.options.token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      headers: {
+        authorization: `Bearer ${this.options.token}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
@@ -54,15 +65,21 @@ export class SiteplaneClient {
   createSite = (body: Json, idempotencyKey?: string) =>
     this.request<Json>('POST', '/api/v1/sites', body, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {});
   deleteSite = (uuid: string, deleteDatabase = false) =>
-    this.request<Json>('DELETE', `/api/v1/sites/${encodeURIComponent(uuid)}`, deleteDatabase ? { deleteDatabase: true } : undefined);
-  getOperation = (uuid: string, after = 0) => this.request<Json>('GET', `/api/v1/operations/${encodeURIComponent(uuid)}?after=${after}`);
+    this.request<Json>(
+      'DELETE',
+      `/api/v1/sites/${encodeURIComponent(uuid)}`,
+      deleteDatabase ? { deleteDatabase: true } : undefined,
+    );
+  getOperation = (uuid: string, after = 0) =>
+    this.request<Json>('GET', `/api/v1/operations/${encodeURIComponent(uuid)}?after=${after}`);
 
   listServers = () => this.all<Json>('/api/v1/servers');
   createServer = (body: Json) => this.request<Json>('POST', '/api/v1/servers', body);
   verifyServer = (uuid: string) => this.request<Json>('POST', `/api/v1/servers/${encodeURIComponent(uuid)}/verify`);
   deleteServer = (uuid: string) => this.request<void>('DELETE', `/api/v1/servers/${encodeURIComponent(uuid)}`);
   listServerUsers = (server: string) => this.all<Json>(`/api/v1/servers/${encodeURIComponent(server)}/users`);
-  createServerUser = (server: string, username: string) => this.request<Json>('POST', `/api/v1/servers/${encodeURIComponent(server)}/users`, { username });
+  createServerUser = (server: string, username: string) =>
+    this.request<Json>('POST', `/api/v1/servers/${encodeURIComponent(server)}/users`, { username });
 
   listDnsProfiles = () => this.all<Json>('/api/v1/dns-profiles');
   createDnsProfile = (body: Json) => this.request<Json>('POST', '/api/v1/dns-profiles', body);

@@ -1,1 +1,1 @@
-export { buildService } from "./app/build-service.js";
+export { buildService } from './app/build-service.js';

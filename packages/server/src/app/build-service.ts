@@ -4,8 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { loadSecretKey, SecretBox } from '../crypto/secret-box.js';
-import { buildHttp } from '../http/build-http.js';
 import { cachedAuthenticator } from '../http/auth.js';
+import { buildHttp } from '../http/build-http.js';
 import { JobQueue } from '../jobs/queue.js';
 import { ServerLocks } from '../jobs/server-locks.js';
 import { runSiteJob, type SiteJobDeps } from '../jobs/site-job.js';
@@ -15,8 +15,9 @@ import type { Recipe } from '../provisioning/step.js';
 import { openStorage, type Storage } from '../storage/database.js';
 import { IdempotencyStore } from '../storage/idempotency-store.js';
 import { actorForToken } from '../storage/tokens.js';
-import type { Integrations } from '../use-cases/integrations.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
+import type { Integrations } from '../use-cases/integrations.js';
+import { SiteListCache } from '../use-cases/sites/site-list-cache.js';
 import { type Clock, systemClock } from './clock.js';
 import { type Config, sqliteFile } from './config.js';
 import { executorFactory } from './executors.js';
@@ -44,7 +45,8 @@ export interface ServiceOverrides {
   pollMs?: number;
 }
 
-export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version;
 
 /** The composition root: the only place that builds objects from configuration (ARCHITECTURE §1). */
 export async function buildService(config: Config, overrides: ServiceOverrides = {}): Promise<Service> {
@@ -54,6 +56,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
   const secrets = new SecretBox(loadSecretKey(config.secretKey, config.dataDir));
   const queue = new JobQueue(storage.db, storage.dialect);
   let worker: Worker | null = null;
+  const siteLists = new SiteListCache(storage.dialect === 'sqlite');
   const useCases: UseCaseDeps = {
     db: storage.db,
     dialect: storage.dialect,
@@ -62,6 +65,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     freeDomainBase: config.freeDomainBase,
     jobEnqueued: () => worker?.wake(),
     integrations: overrides.integrations ?? realIntegrations(config),
+    siteLists,
   };
   const jobDeps: SiteJobDeps = {
     db: storage.db,
@@ -70,8 +74,13 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     recipes: overrides.recipes ?? defaultRecipes,
     executorFor: overrides.executorFor ?? executorFactory(secrets),
     detectFacts: async (exec, server) => (server.connection === 'dry-run' ? null : detectFacts(exec)),
-    settings: { wordpressSource: config.wordpressSource, phpmyadminSource: config.phpmyadminSource, npmRegistry: config.npmRegistry },
+    settings: {
+      wordpressSource: config.wordpressSource,
+      phpmyadminSource: config.phpmyadminSource,
+      npmRegistry: config.npmRegistry,
+    },
     locks: new ServerLocks(),
+    siteChanged: (server) => siteLists.invalidate(server),
   };
   if (config.runWorker) {
     worker = new Worker(queue, (job) => runSiteJob(jobDeps, job), clock, logger, {

@@ -41,7 +41,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const raw = env[name];
     if (raw === undefined || raw === '') return fallback;
     const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+    if (!Number.isInteger(n) || n < min || n > max)
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
     return n;
   };
   const url = (name: string) => {
@@ -89,7 +90,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     porkbunApiBase: url('PORKBUN_API_BASE'),
     awsRoute53Endpoint: url('AWS_ROUTE53_ENDPOINT'),
     wordpressSource: str('WORDPRESS_SOURCE', 'https://wordpress.org/latest.tar.gz'),
-    phpmyadminSource: str('PHPMYADMIN_SOURCE', 'https://files.phpmyadmin.net/phpMyAdmin/5.2.1/phpMyAdmin-5.2.1-all-languages.tar.gz'),
+    phpmyadminSource: str(
+      'PHPMYADMIN_SOURCE',
+      'https://files.phpmyadmin.net/phpMyAdmin/5.2.1/phpMyAdmin-5.2.1-all-languages.tar.gz',
+    ),
     npmRegistry: url('NPM_REGISTRY'),
     logLevel: str('LOG_LEVEL', 'info'),
     workerConcurrency: int('WORKER_CONCURRENCY', 4, 1, 64),

@@ -1,8 +1,8 @@
+import type { SecretBox } from '../crypto/secret-box.js';
 import type { Executor } from '../provisioning/executor.js';
 import { DryRunExecutor } from '../provisioning/executors/dry-run.js';
 import { LocalExecutor } from '../provisioning/executors/local.js';
 import { SshExecutor } from '../provisioning/executors/ssh.js';
-import type { SecretBox } from '../crypto/secret-box.js';
 import type { Database } from '../storage/schema.js';
 
 type ServerRow = Database['servers'];
@@ -15,11 +15,15 @@ export function executorFactory(secrets: SecretBox) {
   return async (server: ServerRow, log: (line: string) => void): Promise<Executor> => {
     switch (server.connection) {
       case 'dry-run':
-        return new DryRunExecutor({ onCommand: (line) => log(`would run: ${line}`), answers: [{ match: isProbe, result: { code: 1 } }] });
+        return new DryRunExecutor({
+          onCommand: (line) => log(`would run: ${line}`),
+          answers: [{ match: isProbe, result: { code: 1 } }],
+        });
       case 'local':
         return new LocalExecutor();
       case 'ssh': {
-        if (!server.private_key_enc || !server.host_key_sha256) throw new Error('the server is not verified yet (POST /api/v1/servers/<uuid>/verify)');
+        if (!server.private_key_enc || !server.host_key_sha256)
+          throw new Error('the server is not verified yet (POST /api/v1/servers/<uuid>/verify)');
         const exec = new SshExecutor({
           host: server.ip,
           port: server.ssh_port,
@@ -37,5 +41,9 @@ export function executorFactory(secrets: SecretBox) {
 /** Commands that only look (test, id, getent, command -v, dpkg -s …): on a dry run the answer is "absent". */
 export function isProbe(argv: readonly string[]): boolean {
   const cmd = argv[0] ?? '';
-  return ['test', '[', 'id', 'getent', 'which', 'dpkg-query', 'pgrep'].includes(cmd) || (cmd === 'command' && argv[1] === '-v') || (cmd === 'dpkg' && argv[1] === '-s');
+  return (
+    ['test', '[', 'id', 'getent', 'which', 'dpkg-query', 'pgrep'].includes(cmd) ||
+    (cmd === 'command' && argv[1] === '-v') ||
+    (cmd === 'dpkg' && argv[1] === '-s')
+  );
 }

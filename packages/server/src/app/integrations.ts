@@ -18,13 +18,20 @@ export function realIntegrations(config: Config): Integrations {
         return { hostKeySha256: null, facts: await detectFacts(exec) };
       }
       if (!server.privateKey) throw new DomainError('validation_failed', 'The server has no key pair.');
-      const exec = new SshExecutor({ host: server.ip, port: server.sshPort, username: server.sshUser, privateKey: server.privateKey, hostFingerprint: server.hostKeySha256 });
+      const exec = new SshExecutor({
+        host: server.ip,
+        port: server.sshPort,
+        username: server.sshUser,
+        privateKey: server.privateKey,
+        hostFingerprint: server.hostKeySha256,
+      });
       try {
         const { fingerprint } = await exec.connect();
         const facts: ServerFacts = await detectFacts(exec);
         return { hostKeySha256: fingerprint, facts };
       } catch (error) {
-        if (error instanceof HostKeyMismatch) throw new DomainError('upstream_auth_failed', 'The server presented another host key than the pinned one.');
+        if (error instanceof HostKeyMismatch)
+          throw new DomainError('upstream_auth_failed', 'The server presented another host key than the pinned one.');
         throw error;
       } finally {
         await exec.close();

@@ -5,7 +5,15 @@ export function createLogger(level: string): Logger {
   return pino({
     level,
     redact: {
-      paths: ['req.headers.authorization', '*.password', '*.token', '*.credentials', '*.privateKey', '*.secret*', 'headers.authorization'],
+      paths: [
+        'req.headers.authorization',
+        '*.password',
+        '*.token',
+        '*.credentials',
+        '*.privateKey',
+        '*.secret*',
+        'headers.authorization',
+      ],
       censor: '***',
     },
   });

@@ -1,8 +1,6 @@
 import type { SiteTypeId } from '@siteplane/contract';
-import { DomainError } from '../domain/errors.js';
+import { recipeFor } from '../provisioning/recipes/index.js';
 import type { Recipe } from '../provisioning/step.js';
 
-/** The recipe of each site type (provisioning/recipes once they land). */
-export function defaultRecipes(type: SiteTypeId): Recipe {
-  throw new DomainError('not_implemented', `Provisioning recipes for ${type} are not built yet.`);
-}
+/** The recipe of each site type (provisioning/recipes). */
+export const defaultRecipes = (type: SiteTypeId): Recipe => recipeFor(type);

@@ -19,7 +19,12 @@ export async function authenticateRequest(
   const actor = match?.[1] ? await authenticate(match[1]) : null;
   if (!actor) {
     reply.header('WWW-Authenticate', `Bearer realm="siteplane"${header ? ', error="invalid_token"' : ''}`);
-    await sendProblem(req, reply, 'unauthenticated', header ? 'The bearer token is unknown or revoked.' : 'Send Authorization: Bearer <token>.');
+    await sendProblem(
+      req,
+      reply,
+      'unauthenticated',
+      header ? 'The bearer token is unknown or revoked.' : 'Send Authorization: Bearer <token>.',
+    );
     return null;
   }
   if (needs === 'write' && actor.scope !== 'write') {
@@ -30,7 +35,11 @@ export async function authenticateRequest(
 }
 
 /** Remembers resolved tokens for a few seconds: the hot paths then skip the token queries. */
-export function cachedAuthenticator(inner: Authenticate, ttlMs = 2000, now = () => Date.now()): Authenticate & { forget(): void } {
+export function cachedAuthenticator(
+  inner: Authenticate,
+  ttlMs = 2000,
+  now = () => Date.now(),
+): Authenticate & { forget(): void } {
   const cache = new Map<string, { actor: Actor | null; until: number }>();
   const fn = async (token: string) => {
     const hit = cache.get(token);

@@ -2,18 +2,34 @@
  * A readable API reference at /docs, rendered on the server from the OpenAPI document (no CDN or
  * script: the service must work offline).
  */
-export function renderDocsPage(doc: { info: { title: string; version: string }; paths: Record<string, Record<string, unknown>> }): string {
-  const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] as string);
+export function renderDocsPage(doc: {
+  info: { title: string; version: string };
+  paths: Record<string, Record<string, unknown>>;
+}): string {
+  const esc = (s: string) =>
+    s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] as string);
   const sections: string[] = [];
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(methods)) {
-      const o = op as { summary: string; tags: string[]; parameters?: { name: string; in: string; description?: string }[]; requestBody?: unknown; responses: Record<string, { description?: string }> };
-      const params = (o.parameters ?? []).map((p) => `<li><code>${esc(p.name)}</code> (${p.in})${p.description ? ` — ${esc(p.description)}` : ''}</li>`).join('');
+      const o = op as {
+        summary: string;
+        tags: string[];
+        parameters?: { name: string; in: string; description?: string }[];
+        requestBody?: unknown;
+        responses: Record<string, { description?: string }>;
+      };
+      const params = (o.parameters ?? [])
+        .map((p) => `<li><code>${esc(p.name)}</code> (${p.in})${p.description ? ` — ${esc(p.description)}` : ''}</li>`)
+        .join('');
       const responses = Object.entries(o.responses)
         .map(([status, r]) => `<li><code>${status}</code> ${esc(r.description ?? 'problem+json')}</li>`)
         .join('');
-      const body = o.requestBody ? `<details><summary>Request body schema</summary><pre>${esc(JSON.stringify((o.requestBody as { content: { 'application/json': { schema: unknown } } }).content['application/json'].schema, null, 2))}</pre></details>` : '';
-      sections.push(`<section><h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${esc(path)}</code></h3><p>${esc(o.summary)} <em>(${esc(o.tags.join(', '))})</em></p>${params ? `<ul>${params}</ul>` : ''}${body}<ul>${responses}</ul></section>`);
+      const body = o.requestBody
+        ? `<details><summary>Request body schema</summary><pre>${esc(JSON.stringify((o.requestBody as { content: { 'application/json': { schema: unknown } } }).content['application/json'].schema, null, 2))}</pre></details>`
+        : '';
+      sections.push(
+        `<section><h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${esc(path)}</code></h3><p>${esc(o.summary)} <em>(${esc(o.tags.join(', '))})</em></p>${params ? `<ul>${params}</ul>` : ''}${body}<ul>${responses}</ul></section>`,
+      );
     }
   }
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(doc.info.title)} ${esc(doc.info.version)}</title>

@@ -1,13 +1,14 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { DomainError } from '../domain/errors.js';
 import { ValidationError } from '../domain/field-errors.js';
-import { QueryError } from './query-error.js';
 import { sendProblem } from './problem.js';
+import { QueryError } from './query-error.js';
 
 /** Every error becomes problem+json with a stable code; a 5xx never carries internals. */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, req, reply) => {
-    if (error instanceof QueryError) return sendProblem(req, reply, 'invalid_query', 'A query parameter is invalid.', error.errors);
+    if (error instanceof QueryError)
+      return sendProblem(req, reply, 'invalid_query', 'A query parameter is invalid.', error.errors);
     if (error instanceof ValidationError) {
       return sendProblem(req, reply, 'validation_failed', `${error.errors.length} field(s) are invalid.`, error.errors);
     }
@@ -25,9 +26,12 @@ export function installErrorHandler(app: FastifyInstance): void {
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
         return sendProblem(req, reply, 'malformed_json', 'The body is not valid JSON.');
     }
-    if (error.statusCode === 400 && error instanceof SyntaxError) return sendProblem(req, reply, 'malformed_json', 'The body is not valid JSON.');
+    if (error.statusCode === 400 && error instanceof SyntaxError)
+      return sendProblem(req, reply, 'malformed_json', 'The body is not valid JSON.');
     req.log.error({ err: error }, 'unhandled error');
     return sendProblem(req, reply, 'internal', 'The service failed to handle the request; it is logged with this request id.');
   });
-  app.setNotFoundHandler((req, reply) => sendProblem(req, reply, 'route_not_found', `No endpoint ${req.method} ${req.url.split('?')[0]}.`));
+  app.setNotFoundHandler((req, reply) =>
+    sendProblem(req, reply, 'route_not_found', `No endpoint ${req.method} ${req.url.split('?')[0]}.`),
+  );
 }

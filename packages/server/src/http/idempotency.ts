@@ -19,7 +19,13 @@ const pendingOf = new WeakMap<FastifyRequest, Pending>();
  * the same key with another request is 422 idempotency_key_reused. A 5xx frees the key for a retry.
  * Returns true when the reply was already sent (a replay or a conflict).
  */
-export async function applyIdempotency(req: FastifyRequest, reply: FastifyReply, actor: Actor, store: IdempotencyStore, now: Date) {
+export async function applyIdempotency(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  actor: Actor,
+  store: IdempotencyStore,
+  now: Date,
+) {
   const key = req.headers['idempotency-key'];
   if (typeof key !== 'string' || (req.method !== 'POST' && req.method !== 'DELETE')) return false;
   if (key.length < 1 || key.length > 255) {
@@ -28,7 +34,9 @@ export async function applyIdempotency(req: FastifyRequest, reply: FastifyReply,
     ]);
     return true;
   }
-  const bodyHash = createHash('sha256').update(JSON.stringify(req.body ?? null)).digest('hex');
+  const bodyHash = createHash('sha256')
+    .update(JSON.stringify(req.body ?? null))
+    .digest('hex');
   const path = req.url.split('?')[0] ?? req.url;
   const existing = await store.reserve(
     { account_uuid: actor.accountUuid, key, method: req.method, path, body_hash: bodyHash, created_at: now.toISOString() },
@@ -69,7 +77,13 @@ export function installIdempotencyRecorder(app: FastifyInstance, store: Idempote
       const v = reply.getHeader(name);
       if (v !== undefined) headers[name] = String(v);
     }
-    await store.complete(pending.account, pending.key, reply.statusCode, typeof payload === 'string' ? payload : String(payload ?? ''), headers);
+    await store.complete(
+      pending.account,
+      pending.key,
+      reply.statusCode,
+      typeof payload === 'string' ? payload : String(payload ?? ''),
+      headers,
+    );
     return payload;
   });
 }

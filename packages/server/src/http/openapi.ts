@@ -14,19 +14,27 @@ export function buildOpenApi(routes: RouteDef[], version: string) {
       schema: { type: 'string' },
     }));
     const query = route.query
-      ? Object.entries((route.query as unknown as { properties: Record<string, unknown>; required?: string[] }).properties).map(([name, schema]) => ({
-          name,
-          in: 'query',
-          required: (route.query as unknown as { required?: string[] }).required?.includes(name) ?? false,
-          schema: strip(schema),
-        }))
+      ? Object.entries((route.query as unknown as { properties: Record<string, unknown>; required?: string[] }).properties).map(
+          ([name, schema]) => ({
+            name,
+            in: 'query',
+            required: (route.query as unknown as { required?: string[] }).required?.includes(name) ?? false,
+            schema: strip(schema),
+          }),
+        )
       : [];
     const responses: Record<string, unknown> = {};
     for (const [status, r] of Object.entries(route.responses)) {
       responses[status] = {
         description: r.description,
         ...(r.schema ? { content: { 'application/json': { schema: strip(r.schema) } } } : {}),
-        ...(r.headers ? { headers: Object.fromEntries(Object.entries(r.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) } : {}),
+        ...(r.headers
+          ? {
+              headers: Object.fromEntries(
+                Object.entries(r.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }]),
+              ),
+            }
+          : {}),
       };
     }
     if (route.auth !== 'none') {
@@ -40,20 +48,31 @@ export function buildOpenApi(routes: RouteDef[], version: string) {
       operationId: operationId(route),
       ...(route.auth === 'none' ? { security: [] } : {}),
       parameters: [...params, ...query, ...(route.method !== 'GET' && route.auth !== 'none' ? [IDEMPOTENCY] : [])],
-      ...(route.body ? { requestBody: { required: route.method === 'POST', content: { 'application/json': { schema: strip(route.body) } } } } : {}),
+      ...(route.body
+        ? { requestBody: { required: route.method === 'POST', content: { 'application/json': { schema: strip(route.body) } } } }
+        : {}),
       responses,
     };
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Siteplane API', version, description: 'Sites on servers and version control profiles. Errors are application/problem+json.' },
+    info: {
+      title: 'Siteplane API',
+      version,
+      description: 'Sites on servers and version control profiles. Errors are application/problem+json.',
+    },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],
     paths,
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer sp_…' } },
       schemas: { Problem: strip(ProblemSchema) },
-      responses: { Problem: { description: 'Problem', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } } },
+      responses: {
+        Problem: {
+          description: 'Problem',
+          content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+        },
+      },
     },
   };
 }
@@ -61,7 +80,10 @@ export function buildOpenApi(routes: RouteDef[], version: string) {
 const IDEMPOTENCY = { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } };
 
 function operationId(route: RouteDef): string {
-  const words = route.summary.replace(/[^A-Za-z ]/g, '').split(/\s+/).slice(0, 6);
+  const words = route.summary
+    .replace(/[^A-Za-z ]/g, '')
+    .split(/\s+/)
+    .slice(0, 6);
   return words.map((w, i) => (i === 0 ? w.toLowerCase() : w.charAt(0).toUpperCase() + w.slice(1).toLowerCase())).join('');
 }
 

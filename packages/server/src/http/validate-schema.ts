@@ -1,7 +1,7 @@
-import type { FieldError } from '@siteplane/contract';
 import type { TSchema } from '@sinclair/typebox';
-import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler';
 import { ValueErrorType } from '@sinclair/typebox/errors';
+import type { FieldError } from '@siteplane/contract';
 import { ValidationError } from '../domain/field-errors.js';
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();

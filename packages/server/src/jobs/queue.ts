@@ -54,7 +54,11 @@ export class JobQueue {
   }
 
   async fail(uuid: string, error: string): Promise<void> {
-    await this.db.updateTable('jobs').set({ status: 'failed', lease_until: null, last_error: error }).where('uuid', '=', uuid).execute();
+    await this.db
+      .updateTable('jobs')
+      .set({ status: 'failed', lease_until: null, last_error: error })
+      .where('uuid', '=', uuid)
+      .execute();
   }
 
   /** Puts the job back for a later attempt (transient failure: connection lost, server busy). */

@@ -5,11 +5,11 @@ import type { SecretBox } from '../crypto/secret-box.js';
 import { EMPTY_FACTS, type ServerFacts } from '../domain/servers/facts.js';
 import { CommandFailed, type Executor } from '../provisioning/executor.js';
 import type { ProvisionedSite, ProvisioningSettings, Recipe, Step, StepContext } from '../provisioning/step.js';
-import { ledgerFor } from '../storage/ledger-store.js';
+import { ledgerFor, resourceUsedByOtherSite } from '../storage/ledger-store.js';
 import { OperationJournal, redactor } from '../storage/operation-journal.js';
 import type { Database } from '../storage/schema.js';
-import type { ServerLocks } from './server-locks.js';
 import type { JobRow } from './queue.js';
+import type { ServerLocks } from './server-locks.js';
 import { TransientJobError } from './worker.js';
 
 type ServerRow = Database['servers'];
@@ -25,6 +25,8 @@ export interface SiteJobDeps {
   detectFacts(exec: Executor, server: ServerRow): Promise<ServerFacts | null>;
   settings: ProvisioningSettings;
   locks: ServerLocks;
+  /** Told whenever a site's or operation's status changed (list cache invalidation). */
+  siteChanged(serverUuid: string): void;
 }
 
 /** Runs one site operation (create or delete): every recipe step in order, journaled. */
@@ -33,35 +35,59 @@ export async function runSiteJob(deps: SiteJobDeps, job: JobRow): Promise<void> 
   const op = await db.selectFrom('operations').selectAll().where('uuid', '=', job.operation_uuid).executeTakeFirstOrThrow();
   const site = await db.selectFrom('sites').selectAll().where('uuid', '=', op.site_uuid).executeTakeFirstOrThrow();
   const server = await db.selectFrom('servers').selectAll().where('uuid', '=', site.server_uuid).executeTakeFirstOrThrow();
-  const user = await db.selectFrom('server_users').select('username').where('uuid', '=', site.server_user_uuid).executeTakeFirstOrThrow();
-  const secrets = site.secrets_enc ? deps.secrets.openJson<{ databasePassword?: string; wpAdminPassword?: string }>(site.secrets_enc) : {};
+  const user = await db
+    .selectFrom('server_users')
+    .select('username')
+    .where('uuid', '=', site.server_user_uuid)
+    .executeTakeFirstOrThrow();
+  const secrets = site.secrets_enc
+    ? deps.secrets.openJson<{ databasePassword?: string; wpAdminPassword?: string }>(site.secrets_enc)
+    : {};
   const journal = await OperationJournal.open(db, op.uuid, redactor([secrets.databasePassword, secrets.wpAdminPassword]));
   const now = () => deps.clock.now().toISOString();
 
-  await db.updateTable('operations').set({ status: 'running', started_at: op.started_at ?? now() }).where('uuid', '=', op.uuid).execute();
-  if (op.kind === 'create') await db.updateTable('sites').set({ status: 'installing', updated_at: now() }).where('uuid', '=', site.uuid).execute();
+  await db
+    .updateTable('operations')
+    .set({ status: 'running', started_at: op.started_at ?? now() })
+    .where('uuid', '=', op.uuid)
+    .execute();
+  if (op.kind === 'create')
+    await db.updateTable('sites').set({ status: 'installing', updated_at: now() }).where('uuid', '=', site.uuid).execute();
+  deps.siteChanged(site.server_uuid);
   if (job.attempts > 1) journal.log(`resuming (attempt ${job.attempts})`);
 
   const provisioned = provisionedSite(site, user.username, secrets);
-  const recipe = deps.recipes(site.type as SiteTypeId);
   const params = JSON.parse(op.params) as { deleteDatabase?: boolean };
-  const steps: Step[] = op.kind === 'create' ? recipe.create(provisioned) : recipe.remove(provisioned, { deleteDatabase: params.deleteDatabase === true });
-
+  let steps: Step[] = [];
   let exec: Executor;
   try {
     exec = await deps.executorFor(server, (line) => journal.log(line));
   } catch (error) {
-    journal.log(`cannot reach the server: ${(error as Error).message}`);
-    await journal.flush();
-    throw new TransientJobError(`cannot reach server ${server.name}: ${(error as Error).message}`);
+    const message = `cannot reach server ${server.name}: ${(error as Error).message}`;
+    if (job.attempts < job.max_attempts) {
+      journal.log(`${message}; trying again later`);
+      await journal.flush();
+      throw new TransientJobError(message);
+    }
+    await fail(deps, journal, op, site, null, -1, new Error(message));
+    throw new Error(message);
   }
   let current = -1;
   try {
+    const recipe = deps.recipes(site.type as SiteTypeId);
+    steps =
+      op.kind === 'create'
+        ? recipe.create(provisioned)
+        : recipe.remove(provisioned, { deleteDatabase: params.deleteDatabase === true });
     let facts: ServerFacts = { ...EMPTY_FACTS, ...(JSON.parse(server.facts) as ServerFacts) };
     const detected = await deps.detectFacts(exec, server);
     if (detected) {
       facts = detected;
-      await db.updateTable('servers').set({ facts: JSON.stringify(detected), facts_source: 'detected', facts_at: now() }).where('uuid', '=', server.uuid).execute();
+      await db
+        .updateTable('servers')
+        .set({ facts: JSON.stringify(detected), facts_source: 'detected', facts_at: now() })
+        .where('uuid', '=', server.uuid)
+        .execute();
     }
     const ctx: StepContext = {
       exec,
@@ -71,9 +97,14 @@ export async function runSiteJob(deps: SiteJobDeps, job: JobRow): Promise<void> 
       settings: deps.settings,
       log: (line) => journal.log(line),
       withServerLock: (name, fn) => deps.locks.withLock(`${server.uuid}:${name}`, fn),
+      sharedResourceInUse: (entry) => resourceUsedByOtherSite(db, server.uuid, site.uuid, entry),
       updateFacts: async (patch) => {
         Object.assign(facts, patch);
-        await db.updateTable('servers').set({ facts: JSON.stringify(facts), facts_at: now() }).where('uuid', '=', server.uuid).execute();
+        await db
+          .updateTable('servers')
+          .set({ facts: JSON.stringify(facts), facts_at: now() })
+          .where('uuid', '=', server.uuid)
+          .execute();
       },
     };
     for (const [idx, step] of steps.entries()) {
@@ -90,9 +121,14 @@ export async function runSiteJob(deps: SiteJobDeps, job: JobRow): Promise<void> 
   }
   await journal.flush();
   await succeed(deps, op, site, params.deleteDatabase === true);
+  deps.siteChanged(site.server_uuid);
 }
 
-function provisionedSite(site: Database['sites'], username: string, secrets: { databasePassword?: string; wpAdminPassword?: string }): ProvisionedSite {
+function provisionedSite(
+  site: Database['sites'],
+  username: string,
+  secrets: { databasePassword?: string; wpAdminPassword?: string },
+): ProvisionedSite {
   const ssl = JSON.parse(site.ssl) as { enabled: boolean; provider: string | null; wildcard: boolean; include_www: boolean };
   return {
     uuid: site.uuid,
@@ -122,13 +158,25 @@ function provisionedSite(site: Database['sites'], username: string, secrets: { d
 async function succeed(deps: SiteJobDeps, op: Database['operations'], site: Database['sites'], deleteDatabase: boolean) {
   const now = deps.clock.now().toISOString();
   await deps.db.transaction().execute(async (trx) => {
-    await trx.updateTable('operations').set({ status: 'succeeded', finished_at: now, error: null }).where('uuid', '=', op.uuid).execute();
+    await trx
+      .updateTable('operations')
+      .set({ status: 'succeeded', finished_at: now, error: null })
+      .where('uuid', '=', op.uuid)
+      .execute();
     if (op.kind === 'create') {
-      await trx.updateTable('sites').set({ status: 'installed', failure: null, updated_at: now }).where('uuid', '=', site.uuid).execute();
+      await trx
+        .updateTable('sites')
+        .set({ status: 'installed', failure: null, updated_at: now })
+        .where('uuid', '=', site.uuid)
+        .execute();
       return;
     }
     // Deleted only now that cleanup succeeded. A kept database stays taken on the server.
-    await trx.updateTable('sites').set({ status: 'deleted', deleted_at: now, failure: null, updated_at: now }).where('uuid', '=', site.uuid).execute();
+    await trx
+      .updateTable('sites')
+      .set({ status: 'deleted', deleted_at: now, failure: null, updated_at: now })
+      .where('uuid', '=', site.uuid)
+      .execute();
     for (const table of ['server_databases', 'server_database_users'] as const) {
       if (deleteDatabase) await trx.deleteFrom(table).where('site_uuid', '=', site.uuid).execute();
       else await trx.updateTable(table).set({ site_uuid: null }).where('site_uuid', '=', site.uuid).execute();
@@ -158,10 +206,15 @@ async function fail(
   const left = await ledgerFor(deps.db, site.uuid).list();
   const failure = { operation: op.uuid, step, exit_code: exitCode, message, left: op.kind === 'delete' ? left : undefined };
   const now = deps.clock.now().toISOString();
-  await deps.db.updateTable('operations').set({ status: 'failed', finished_at: now, error: JSON.stringify(failure) }).where('uuid', '=', op.uuid).execute();
+  await deps.db
+    .updateTable('operations')
+    .set({ status: 'failed', finished_at: now, error: JSON.stringify(failure) })
+    .where('uuid', '=', op.uuid)
+    .execute();
   await deps.db
     .updateTable('sites')
     .set({ status: op.kind === 'create' ? 'failed' : 'delete_failed', failure: JSON.stringify(failure), updated_at: now })
     .where('uuid', '=', site.uuid)
     .execute();
+  deps.siteChanged(site.server_uuid);
 }

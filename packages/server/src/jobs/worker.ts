@@ -72,13 +72,16 @@ export class Worker {
 
   private async run(job: JobRow): Promise<void> {
     const signal = { leaseLost: false };
-    const beat = setInterval(async () => {
-      try {
-        if (!(await this.queue.heartbeat(job.uuid, this.id, this.clock.now(), this.options.leaseMs))) signal.leaseLost = true;
-      } catch (error) {
-        this.log.warn({ err: error, job: job.uuid }, 'heartbeat failed');
-      }
-    }, Math.max(50, Math.floor(this.options.leaseMs / 3)));
+    const beat = setInterval(
+      async () => {
+        try {
+          if (!(await this.queue.heartbeat(job.uuid, this.id, this.clock.now(), this.options.leaseMs))) signal.leaseLost = true;
+        } catch (error) {
+          this.log.warn({ err: error, job: job.uuid }, 'heartbeat failed');
+        }
+      },
+      Math.max(50, Math.floor(this.options.leaseMs / 3)),
+    );
     try {
       await this.handle(job, signal);
       await this.queue.complete(job.uuid);

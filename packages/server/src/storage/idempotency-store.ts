@@ -9,7 +9,10 @@ export class IdempotencyStore {
   constructor(private readonly db: Kysely<Database>) {}
 
   /** Reserves the key; returns the existing row instead when it is already taken and still fresh. */
-  async reserve(row: Omit<IdempotencyRow, 'status_code' | 'response' | 'headers'>, freshAfter: string): Promise<IdempotencyRow | null> {
+  async reserve(
+    row: Omit<IdempotencyRow, 'status_code' | 'response' | 'headers'>,
+    freshAfter: string,
+  ): Promise<IdempotencyRow | null> {
     await this.db
       .deleteFrom('idempotency_keys')
       .where('account_uuid', '=', row.account_uuid)
@@ -17,11 +20,21 @@ export class IdempotencyStore {
       .where('created_at', '<', freshAfter)
       .execute();
     try {
-      await this.db.insertInto('idempotency_keys').values({ ...row, status_code: null, response: null, headers: null }).execute();
+      await this.db
+        .insertInto('idempotency_keys')
+        .values({ ...row, status_code: null, response: null, headers: null })
+        .execute();
       return null;
     } catch (error) {
       if (!uniqueViolation(error)) throw error;
-      return (await this.db.selectFrom('idempotency_keys').selectAll().where('account_uuid', '=', row.account_uuid).where('key', '=', row.key).executeTakeFirst()) ?? null;
+      return (
+        (await this.db
+          .selectFrom('idempotency_keys')
+          .selectAll()
+          .where('account_uuid', '=', row.account_uuid)
+          .where('key', '=', row.key)
+          .executeTakeFirst()) ?? null
+      );
     }
   }
 

@@ -17,7 +17,11 @@ export class OperationJournal {
 
   static async open(db: Kysely<Database>, operationUuid: string, redact: (line: string) => string): Promise<OperationJournal> {
     const journal = new OperationJournal(db, operationUuid, redact);
-    const row = await db.selectFrom('operation_logs').select((eb) => eb.fn.max('seq').as('max')).where('operation_uuid', '=', operationUuid).executeTakeFirst();
+    const row = await db
+      .selectFrom('operation_logs')
+      .select((eb) => eb.fn.max('seq').as('max'))
+      .where('operation_uuid', '=', operationUuid)
+      .executeTakeFirst();
     journal.seq = Number(row?.max ?? 0);
     return journal;
   }
@@ -38,12 +42,24 @@ export class OperationJournal {
 
   async stepStarted(idx: number, name: string): Promise<void> {
     const now = new Date().toISOString();
-    const values = { operation_uuid: this.operationUuid, idx, name, status: 'running' as const, exit_code: null, started_at: now, finished_at: null };
+    const values = {
+      operation_uuid: this.operationUuid,
+      idx,
+      name,
+      status: 'running' as const,
+      exit_code: null,
+      started_at: now,
+      finished_at: null,
+    };
     // A resumed job runs its steps again (they are idempotent); the step row is reused, not duplicated.
     await this.db
       .insertInto('operation_steps')
       .values(values)
-      .onConflict((oc) => oc.columns(['operation_uuid', 'idx']).doUpdateSet({ name, status: 'running', exit_code: null, started_at: now, finished_at: null }))
+      .onConflict((oc) =>
+        oc
+          .columns(['operation_uuid', 'idx'])
+          .doUpdateSet({ name, status: 'running', exit_code: null, started_at: now, finished_at: null }),
+      )
       .execute();
   }
 

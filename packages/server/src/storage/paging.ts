@@ -12,7 +12,12 @@ export function keyset<DB, TB extends keyof DB & string, O>(
   let q = query;
   if (page.after) {
     const { createdAt, uuid } = page.after;
-    q = q.where((eb) => eb.or([eb(col('created_at'), '>', createdAt), eb.and([eb(col('created_at'), '=', createdAt), eb(col('uuid'), '>', uuid)])]));
+    q = q.where((eb) =>
+      eb.or([eb(col('created_at'), '>', createdAt), eb.and([eb(col('created_at'), '=', createdAt), eb(col('uuid'), '>', uuid)])]),
+    );
   }
-  return q.orderBy(col('created_at')).orderBy(col('uuid')).limit(page.limit + 1);
+  return q
+    .orderBy(col('created_at'))
+    .orderBy(col('uuid'))
+    .limit(page.limit + 1);
 }

@@ -83,7 +83,14 @@ export interface Database {
     updated_at: string;
     deleted_at: string | null;
   };
-  server_databases: { server_uuid: string; name_key: string; name: string; engine: string; site_uuid: string | null; created_at: string };
+  server_databases: {
+    server_uuid: string;
+    name_key: string;
+    name: string;
+    engine: string;
+    site_uuid: string | null;
+    created_at: string;
+  };
   server_database_users: {
     server_uuid: string;
     name_key: string;
@@ -92,7 +99,7 @@ export interface Database {
     site_uuid: string | null;
     created_at: string;
   };
-  site_resources: { site_uuid: string; kind: string; ref: string; details: string; created_at: string };
+  site_resources: { site_uuid: string; seq: number; kind: string; ref: string; details: string; created_at: string };
   operations: {
     uuid: string;
     site_uuid: string;

@@ -38,7 +38,13 @@ export async function loadCreateContext(
   ids: { serverUser?: string; dnsProfile?: string },
   actor: Actor,
 ): Promise<CreateSiteContext> {
-  const empty = { domains: new Set<string>(), databases: new Set<string>(), databaseUsers: new Set<string>(), ports: new Set<number>(), singletonTypes: new Set<SiteTypeId>() };
+  const empty = {
+    domains: new Set<string>(),
+    databases: new Set<string>(),
+    databaseUsers: new Set<string>(),
+    ports: new Set<number>(),
+    singletonTypes: new Set<SiteTypeId>(),
+  };
   let dnsProfile: CreateSiteContext['dnsProfile'];
   if (ids.dnsProfile) {
     const row = await trx
@@ -52,9 +58,19 @@ export async function loadCreateContext(
   if (!server) return { server: null, serverUserExists: false, dnsProfile, taken: empty };
   const [user, sites, databases, users] = await Promise.all([
     ids.serverUser
-      ? trx.selectFrom('server_users').select('uuid').where('uuid', '=', ids.serverUser).where('server_uuid', '=', server.uuid).executeTakeFirst()
+      ? trx
+          .selectFrom('server_users')
+          .select('uuid')
+          .where('uuid', '=', ids.serverUser)
+          .where('server_uuid', '=', server.uuid)
+          .executeTakeFirst()
       : undefined,
-    trx.selectFrom('sites').select(['domain', 'port', 'singleton_type']).where('server_uuid', '=', server.uuid).where('deleted_at', 'is', null).execute(),
+    trx
+      .selectFrom('sites')
+      .select(['domain', 'port', 'singleton_type'])
+      .where('server_uuid', '=', server.uuid)
+      .where('deleted_at', 'is', null)
+      .execute(),
     trx.selectFrom('server_databases').select('name_key').where('server_uuid', '=', server.uuid).execute(),
     trx.selectFrom('server_database_users').select('name_key').where('server_uuid', '=', server.uuid).execute(),
   ]);

@@ -27,7 +27,10 @@ export async function createToken(
     if (!account) {
       account = { uuid: randomUUID() };
       await trx.insertInto('accounts').values({ uuid: account.uuid, name: accountName, created_at: now }).execute();
-      await trx.insertInto('teams').values({ uuid: randomUUID(), account_uuid: account.uuid, name: 'default', created_at: now }).execute();
+      await trx
+        .insertInto('teams')
+        .values({ uuid: randomUUID(), account_uuid: account.uuid, name: 'default', created_at: now })
+        .execute();
     }
     let teamUuid: string | null = null;
     if (input.team) {
@@ -39,7 +42,10 @@ export async function createToken(
         .executeTakeFirst();
       teamUuid = team?.uuid ?? randomUUID();
       if (!team) {
-        await trx.insertInto('teams').values({ uuid: teamUuid, account_uuid: account.uuid, name: input.team, created_at: now }).execute();
+        await trx
+          .insertInto('teams')
+          .values({ uuid: teamUuid, account_uuid: account.uuid, name: input.team, created_at: now })
+          .execute();
       }
     }
     const token = `sp_${randomBytes(32).toString('base64url')}`;
@@ -76,7 +82,15 @@ export async function listTokens(db: Kysely<Database>) {
     .selectFrom('tokens')
     .innerJoin('accounts', 'accounts.uuid', 'tokens.account_uuid')
     .leftJoin('teams', 'teams.uuid', 'tokens.team_uuid')
-    .select(['tokens.uuid', 'tokens.name', 'tokens.scope', 'tokens.created_at', 'tokens.revoked_at', 'accounts.name as account', 'teams.name as team'])
+    .select([
+      'tokens.uuid',
+      'tokens.name',
+      'tokens.scope',
+      'tokens.created_at',
+      'tokens.revoked_at',
+      'accounts.name as account',
+      'teams.name as team',
+    ])
     .orderBy('tokens.created_at')
     .execute();
 }
@@ -91,9 +105,9 @@ export async function actorForToken(db: Kysely<Database>, token: string): Promis
   if (!row || row.revoked_at) return null;
   const teamUuids = row.team_uuid
     ? [row.team_uuid]
-    : (await db.selectFrom('teams').select('uuid').where('account_uuid', '=', row.account_uuid).orderBy('created_at').execute()).map(
-        (t) => t.uuid,
-      );
+    : (
+        await db.selectFrom('teams').select('uuid').where('account_uuid', '=', row.account_uuid).orderBy('created_at').execute()
+      ).map((t) => t.uuid);
   return { tokenUuid: row.uuid, accountUuid: row.account_uuid, teamUuids, scope: row.scope };
 }
 

@@ -4,6 +4,7 @@ import type { SecretBox } from '../crypto/secret-box.js';
 import type { Dialect } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
 import type { Integrations } from './integrations.js';
+import type { SiteListCache } from './sites/site-list-cache.js';
 
 /** What use cases receive: only ports, built once in app/. */
 export interface UseCaseDeps {
@@ -15,4 +16,6 @@ export interface UseCaseDeps {
   /** Wakes the in-process worker after a job is committed. */
   jobEnqueued(): void;
   integrations: Integrations;
+  /** Told of every change to a server's sites (list cache invalidation). */
+  siteLists: SiteListCache;
 }

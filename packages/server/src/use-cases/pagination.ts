@@ -16,7 +16,8 @@ export function parsePageQuery(query: { limit?: string; cursor?: string }): Page
   let limit = 100;
   if (query.limit !== undefined) {
     const n = Number(query.limit);
-    if (!Number.isInteger(n) || n < 1 || n > 500) errors.push({ field: 'limit', code: 'out_of_range' as const, message: 'limit must be 1-500.' });
+    if (!Number.isInteger(n) || n < 1 || n > 500)
+      errors.push({ field: 'limit', code: 'out_of_range' as const, message: 'limit must be 1-500.' });
     else limit = n;
   }
   let after: PageRequest['after'] = null;
@@ -32,12 +33,19 @@ export function parsePageQuery(query: { limit?: string; cursor?: string }): Page
 }
 
 /** Rows were fetched with limit + 1 to learn whether a next page exists. */
-export function toPage<R extends { created_at: string; uuid: string }, T>(rows: R[], page: PageRequest, map: (row: R) => T): Page<T> {
+export function toPage<R extends { created_at: string; uuid: string }, T>(
+  rows: R[],
+  page: PageRequest,
+  map: (row: R) => T,
+): Page<T> {
   const more = rows.length > page.limit;
   const kept = more ? rows.slice(0, page.limit) : rows;
   const last = kept[kept.length - 1];
   return {
     data: kept.map(map),
-    meta: { next_cursor: more && last ? Buffer.from(`${last.created_at}|${last.uuid}`).toString('base64url') : null, limit: page.limit },
+    meta: {
+      next_cursor: more && last ? Buffer.from(`${last.created_at}|${last.uuid}`).toString('base64url') : null,
+      limit: page.limit,
+    },
   };
 }

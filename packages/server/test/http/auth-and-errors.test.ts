@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { revokeToken } from '../../src/storage/tokens.js';
-import { createToken } from '../../src/storage/tokens.js';
+import { createToken, revokeToken } from '../../src/storage/tokens.js';
 import { seedServer, startTestService, TEST_DB, type TestService } from '../support/test-service.js';
 
 describe(`authentication, tenancy and error shape on ${TEST_DB} (spec §5, §7)`, () => {
@@ -33,9 +32,18 @@ describe(`authentication, tenancy and error shape on ${TEST_DB} (spec §5, §7)`
   });
 
   it('a read token may read but not write (403)', async () => {
-    const read = await s.app.inject({ method: 'GET', url: `/api/v1/sites?server=${ids.server}`, headers: { authorization: `Bearer ${s.readToken}` } });
+    const read = await s.app.inject({
+      method: 'GET',
+      url: `/api/v1/sites?server=${ids.server}`,
+      headers: { authorization: `Bearer ${s.readToken}` },
+    });
     expect(read.statusCode).toBe(200);
-    const write = await s.app.inject({ method: 'POST', url: '/api/v1/sites', headers: { authorization: `Bearer ${s.readToken}` }, payload: {} });
+    const write = await s.app.inject({
+      method: 'POST',
+      url: '/api/v1/sites',
+      headers: { authorization: `Bearer ${s.readToken}` },
+      payload: {},
+    });
     expect(write.statusCode).toBe(403);
     expect(write.json().code).toBe('forbidden');
   });
@@ -63,7 +71,12 @@ describe(`authentication, tenancy and error shape on ${TEST_DB} (spec §5, §7)`
       expect(res.statusCode, `${method} ${url}`).toBe(404);
     }
     // Creating on another tenant's server names the field.
-    const res = await s.app.inject({ method: 'POST', url: '/api/v1/sites', headers: other, payload: { ...ids, type: 'static-html', domain: 'x.example.com', ssl: false, options: {} } });
+    const res = await s.app.inject({
+      method: 'POST',
+      url: '/api/v1/sites',
+      headers: other,
+      payload: { ...ids, type: 'static-html', domain: 'x.example.com', ssl: false, options: {} },
+    });
     expect(res.statusCode).toBe(422);
     expect(res.json().errors).toEqual([expect.objectContaining({ field: 'server', code: 'not_found' })]);
     const list = await s.app.inject({ method: 'GET', url: '/api/v1/servers', headers: other });
@@ -72,13 +85,28 @@ describe(`authentication, tenancy and error shape on ${TEST_DB} (spec §5, §7)`
 
   it('400 malformed JSON, 415 non-JSON, 413 oversized, 404 unknown route — all problem+json', async () => {
     const auth = { authorization: `Bearer ${s.token}` };
-    const bad = await s.app.inject({ method: 'POST', url: '/api/v1/sites', headers: { ...auth, 'content-type': 'application/json' }, payload: '{"type": ' });
+    const bad = await s.app.inject({
+      method: 'POST',
+      url: '/api/v1/sites',
+      headers: { ...auth, 'content-type': 'application/json' },
+      payload: '{"type": ',
+    });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().code).toBe('malformed_json');
-    const text = await s.app.inject({ method: 'POST', url: '/api/v1/sites', headers: { ...auth, 'content-type': 'text/plain' }, payload: 'hello' });
+    const text = await s.app.inject({
+      method: 'POST',
+      url: '/api/v1/sites',
+      headers: { ...auth, 'content-type': 'text/plain' },
+      payload: 'hello',
+    });
     expect(text.statusCode).toBe(415);
     expect(text.json().code).toBe('unsupported_media_type');
-    const big = await s.app.inject({ method: 'POST', url: '/api/v1/sites', headers: { ...auth, 'content-type': 'application/json' }, payload: JSON.stringify({ x: 'a'.repeat(1_100_000) }) });
+    const big = await s.app.inject({
+      method: 'POST',
+      url: '/api/v1/sites',
+      headers: { ...auth, 'content-type': 'application/json' },
+      payload: JSON.stringify({ x: 'a'.repeat(1_100_000) }),
+    });
     expect(big.statusCode).toBe(413);
     expect(big.json().code).toBe('body_too_large');
     const none = await s.app.inject({ method: 'GET', url: '/api/v1/nothing', headers: auth });
@@ -87,7 +115,11 @@ describe(`authentication, tenancy and error shape on ${TEST_DB} (spec §5, §7)`
   });
 
   it('§7: a temporary-domain create with removed fields is 422 and changes nothing', async () => {
-    const before = await s.app.inject({ method: 'GET', url: `/api/v1/sites?server=${ids.server}`, headers: { authorization: `Bearer ${s.token}` } });
+    const before = await s.app.inject({
+      method: 'GET',
+      url: `/api/v1/sites?server=${ids.server}`,
+      headers: { authorization: `Bearer ${s.token}` },
+    });
     const res = await s.app.inject({
       method: 'POST',
       url: '/api/v1/sites',
@@ -96,8 +128,17 @@ describe(`authentication, tenancy and error shape on ${TEST_DB} (spec §5, §7)`
     });
     expect(res.statusCode).toBe(422);
     expect(res.json()).toMatchObject({ status: 422, code: 'validation_failed' });
-    expect(res.json().errors.map((e: { field: string }) => e.field).sort()).toEqual(['domain', 'sslProvider']);
-    const after = await s.app.inject({ method: 'GET', url: `/api/v1/sites?server=${ids.server}`, headers: { authorization: `Bearer ${s.token}` } });
+    expect(
+      res
+        .json()
+        .errors.map((e: { field: string }) => e.field)
+        .sort(),
+    ).toEqual(['domain', 'sslProvider']);
+    const after = await s.app.inject({
+      method: 'GET',
+      url: `/api/v1/sites?server=${ids.server}`,
+      headers: { authorization: `Bearer ${s.token}` },
+    });
     expect(after.json().data.length).toBe(before.json().data.length);
   });
 

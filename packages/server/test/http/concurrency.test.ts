@@ -36,7 +36,13 @@ describe(`limits held under concurrency on ${TEST_DB} (spec §8)`, () => {
           method: 'POST',
           url: '/api/v1/sites',
           headers: { authorization: `Bearer ${s.token}` },
-          payload: { ...ids, type: 'php', domain: `db${i}.example.com`, ssl: false, options: { shouldCreateDatabaseAndUser: true, database: 'shared_db' } },
+          payload: {
+            ...ids,
+            type: 'php',
+            domain: `db${i}.example.com`,
+            ssl: false,
+            options: { shouldCreateDatabaseAndUser: true, database: 'shared_db' },
+          },
         }),
       ),
     );

@@ -26,7 +26,11 @@ describe(`Idempotency-Key on ${TEST_DB} (ARCHITECTURE §2)`, () => {
     expect(second.json().uuid).toBe(first.json().uuid);
     expect(second.headers['idempotent-replayed']).toBe('true');
     expect(second.headers.location).toBe(first.headers.location);
-    const list = await s.app.inject({ method: 'GET', url: `/api/v1/sites?server=${ids.server}`, headers: { authorization: `Bearer ${s.token}` } });
+    const list = await s.app.inject({
+      method: 'GET',
+      url: `/api/v1/sites?server=${ids.server}`,
+      headers: { authorization: `Bearer ${s.token}` },
+    });
     expect(list.json().data.filter((x: { domain: string }) => x.domain === 'idem.example.com')).toHaveLength(1);
   });
 
@@ -39,7 +43,12 @@ describe(`Idempotency-Key on ${TEST_DB} (ARCHITECTURE §2)`, () => {
 
   it('DELETE with a key is replayed too', async () => {
     const site = (await post('k-3', 'gone.example.com')).json();
-    const del = () => s.app.inject({ method: 'DELETE', url: `/api/v1/sites/${site.uuid}`, headers: { authorization: `Bearer ${s.token}`, 'idempotency-key': 'k-4' } });
+    const del = () =>
+      s.app.inject({
+        method: 'DELETE',
+        url: `/api/v1/sites/${site.uuid}`,
+        headers: { authorization: `Bearer ${s.token}`, 'idempotency-key': 'k-4' },
+      });
     const a = await del();
     const b = await del();
     expect(a.statusCode).toBe(202);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedServer, startTestService, type TestService, TEST_DB, waitForStatus } from '../support/test-service.js';
+import { seedServer, startTestService, TEST_DB, type TestService, waitForStatus } from '../support/test-service.js';
 
 describe(`sites lifecycle on ${TEST_DB} (spec §4.1, §3)`, () => {
   let s: TestService;
@@ -31,13 +31,22 @@ describe(`sites lifecycle on ${TEST_DB} (spec §4.1, §3)`, () => {
     expect(body.status).toBe('succeeded');
     expect(body.steps.map((x: { name: string }) => x.name)).toEqual(['ensure site directory', 'ensure nginx vhost']);
     expect(body.logs.map((l: { line: string }) => l.line).join('\n')).toContain('would run: mkdir -p /home/deploy/example.com');
-    const later = await s.app.inject({ method: 'GET', url: `/api/v1/operations/${site.operation.uuid}?after=1`, headers: auth() });
+    const later = await s.app.inject({
+      method: 'GET',
+      url: `/api/v1/operations/${site.operation.uuid}?after=1`,
+      headers: auth(),
+    });
     expect(later.json().logs.every((l: { seq: number }) => l.seq > 1)).toBe(true);
   });
 
   it('lists sites by server with the list envelope and cursor paging (ARCHITECTURE §2 Lists)', async () => {
     for (const d of ['a.example.org', 'b.example.org', 'c.example.org']) {
-      const r = await s.app.inject({ method: 'POST', url: '/api/v1/sites', headers: auth(), payload: { ...ids, type: 'Static HTML', domain: d, ssl: false, options: {} } });
+      const r = await s.app.inject({
+        method: 'POST',
+        url: '/api/v1/sites',
+        headers: auth(),
+        payload: { ...ids, type: 'Static HTML', domain: d, ssl: false, options: {} },
+      });
       expect(r.statusCode).toBe(202);
     }
     const first = await s.app.inject({ method: 'GET', url: `/api/v1/sites?server=${ids.server}&limit=2`, headers: auth() });
@@ -46,7 +55,11 @@ describe(`sites lifecycle on ${TEST_DB} (spec §4.1, §3)`, () => {
     expect(page1.data).toHaveLength(2);
     expect(page1.meta.limit).toBe(2);
     expect(first.headers.link).toContain('rel="next"');
-    const second = await s.app.inject({ method: 'GET', url: `/api/v1/sites?server=${ids.server}&limit=2&cursor=${page1.meta.next_cursor}`, headers: auth() });
+    const second = await s.app.inject({
+      method: 'GET',
+      url: `/api/v1/sites?server=${ids.server}&limit=2&cursor=${page1.meta.next_cursor}`,
+      headers: auth(),
+    });
     const page2 = second.json();
     const all = [...page1.data, ...page2.data].map((x: { domain: string }) => x.domain);
     expect(all).toEqual(['example.com', 'a.example.org', 'b.example.org', 'c.example.org']);
@@ -64,7 +77,13 @@ describe(`sites lifecycle on ${TEST_DB} (spec §4.1, §3)`, () => {
       method: 'POST',
       url: '/api/v1/sites',
       headers: auth(),
-      payload: { ...ids, type: 'laravel', domain: 'app.example.net', ssl: false, options: { phpVersion: '8.2', shouldCreateDatabaseAndUser: true } },
+      payload: {
+        ...ids,
+        type: 'laravel',
+        domain: 'app.example.net',
+        ssl: false,
+        options: { phpVersion: '8.2', shouldCreateDatabaseAndUser: true },
+      },
     });
     expect(res.statusCode).toBe(202);
     const site = res.json();
@@ -82,10 +101,18 @@ describe(`sites lifecycle on ${TEST_DB} (spec §4.1, §3)`, () => {
       method: 'POST',
       url: '/api/v1/sites',
       headers: auth(),
-      payload: { ...ids, type: 'php', domain: 'other.example.net', ssl: false, options: { shouldCreateDatabaseAndUser: true, preferredDbServer: 'mariadb1011' } },
+      payload: {
+        ...ids,
+        type: 'php',
+        domain: 'other.example.net',
+        ssl: false,
+        options: { shouldCreateDatabaseAndUser: true, preferredDbServer: 'mariadb1011' },
+      },
     });
     expect(conflict.statusCode).toBe(422);
-    expect(conflict.json().errors).toEqual([expect.objectContaining({ field: 'options.preferredDbServer', code: 'db_server_version_conflict' })]);
+    expect(conflict.json().errors).toEqual([
+      expect.objectContaining({ field: 'options.preferredDbServer', code: 'db_server_version_conflict' }),
+    ]);
   });
 
   it('deletes: 202, deleting → gone (404), database kept unless deleteDatabase (spec §4.1 DELETE)', async () => {
@@ -93,7 +120,13 @@ describe(`sites lifecycle on ${TEST_DB} (spec §4.1, §3)`, () => {
       method: 'POST',
       url: '/api/v1/sites',
       headers: auth(),
-      payload: { ...ids, type: 'php', domain: 'del.example.net', ssl: false, options: { shouldCreateDatabaseAndUser: true, database: 'keepme' } },
+      payload: {
+        ...ids,
+        type: 'php',
+        domain: 'del.example.net',
+        ssl: false,
+        options: { shouldCreateDatabaseAndUser: true, database: 'keepme' },
+      },
     });
     const site = created.json();
     await waitForStatus(s, site.uuid, ['installed']);
@@ -106,12 +139,23 @@ describe(`sites lifecycle on ${TEST_DB} (spec §4.1, §3)`, () => {
       method: 'POST',
       url: '/api/v1/sites',
       headers: auth(),
-      payload: { ...ids, type: 'php', domain: 'del2.example.net', ssl: false, options: { shouldCreateDatabaseAndUser: true, database: 'keepme' } },
+      payload: {
+        ...ids,
+        type: 'php',
+        domain: 'del2.example.net',
+        ssl: false,
+        options: { shouldCreateDatabaseAndUser: true, database: 'keepme' },
+      },
     });
     expect(reuse.statusCode).toBe(422);
     expect(reuse.json().errors[0]).toMatchObject({ field: 'options.database', code: 'database_taken' });
     const op = await s.app.inject({ method: 'GET', url: `/api/v1/operations/${del.json().operation.uuid}`, headers: auth() });
-    expect(op.json().logs.map((l: { line: string }) => l.line).join('\n')).not.toContain('rm -rf keepme');
+    expect(
+      op
+        .json()
+        .logs.map((l: { line: string }) => l.line)
+        .join('\n'),
+    ).not.toContain('rm -rf keepme');
   });
 
   it('deleteDatabase true frees the name (spec §4.1 DELETE)', async () => {
@@ -119,20 +163,42 @@ describe(`sites lifecycle on ${TEST_DB} (spec §4.1, §3)`, () => {
       method: 'POST',
       url: '/api/v1/sites',
       headers: auth(),
-      payload: { ...ids, type: 'php', domain: 'drop.example.net', ssl: false, options: { shouldCreateDatabaseAndUser: true, database: 'dropme' } },
+      payload: {
+        ...ids,
+        type: 'php',
+        domain: 'drop.example.net',
+        ssl: false,
+        options: { shouldCreateDatabaseAndUser: true, database: 'dropme' },
+      },
     });
     const site = created.json();
     await waitForStatus(s, site.uuid, ['installed']);
-    const del = await s.app.inject({ method: 'DELETE', url: `/api/v1/sites/${site.uuid}`, headers: { ...auth(), 'content-type': 'application/json' }, payload: { deleteDatabase: true } });
+    const del = await s.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/sites/${site.uuid}`,
+      headers: { ...auth(), 'content-type': 'application/json' },
+      payload: { deleteDatabase: true },
+    });
     expect(del.statusCode).toBe(202);
     await waitForStatus(s, site.uuid, ['gone']);
     const op = await s.app.inject({ method: 'GET', url: `/api/v1/operations/${del.json().operation.uuid}`, headers: auth() });
-    expect(op.json().logs.map((l: { line: string }) => l.line).join('\n')).toContain('rm -rf dropme');
+    expect(
+      op
+        .json()
+        .logs.map((l: { line: string }) => l.line)
+        .join('\n'),
+    ).toContain('rm -rf dropme');
     const reuse = await s.app.inject({
       method: 'POST',
       url: '/api/v1/sites',
       headers: auth(),
-      payload: { ...ids, type: 'php', domain: 'drop2.example.net', ssl: false, options: { shouldCreateDatabaseAndUser: true, database: 'dropme' } },
+      payload: {
+        ...ids,
+        type: 'php',
+        domain: 'drop2.example.net',
+        ssl: false,
+        options: { shouldCreateDatabaseAndUser: true, database: 'dropme' },
+      },
     });
     expect(reuse.statusCode).toBe(202);
   });

@@ -15,8 +15,14 @@ describe(`durable job queue on ${TEST_DB} (ARCHITECTURE §1 jobs/)`, () => {
     queue = new JobQueue(s.storage.db, s.storage.dialect);
     const ids = await seedServer(s);
     const mk = async (domain: string) =>
-      (await s.app.inject({ method: 'POST', url: '/api/v1/sites', headers: { authorization: `Bearer ${s.token}` }, payload: { ...ids, type: 'static-html', domain, ssl: false, options: {} } })).json()
-        .uuid as string;
+      (
+        await s.app.inject({
+          method: 'POST',
+          url: '/api/v1/sites',
+          headers: { authorization: `Bearer ${s.token}` },
+          payload: { ...ids, type: 'static-html', domain, ssl: false, options: {} },
+        })
+      ).json().uuid as string;
     siteA = await mk('a.example.com');
     siteB = await mk('b.example.com');
   });
@@ -26,7 +32,11 @@ describe(`durable job queue on ${TEST_DB} (ARCHITECTURE §1 jobs/)`, () => {
     const t0 = new Date(Date.now() + 1000);
     // A second job for site A, queued after its create job.
     await s.storage.db.transaction().execute(async (trx) => {
-      const site = await trx.selectFrom('sites').select(['uuid', 'team_uuid']).where('uuid', '=', siteA).executeTakeFirstOrThrow();
+      const site = await trx
+        .selectFrom('sites')
+        .select(['uuid', 'team_uuid'])
+        .where('uuid', '=', siteA)
+        .executeTakeFirstOrThrow();
       await enqueueOperation(trx, { site, kind: 'delete', params: {}, now: new Date(Date.now() + 10).toISOString() });
     });
     const first = await queue.claim('w1', t0, 60_000);
@@ -42,7 +52,12 @@ describe(`durable job queue on ${TEST_DB} (ARCHITECTURE §1 jobs/)`, () => {
 
   it('a job whose lease ran out (worker crashed) is claimed again, and the old worker loses it', async () => {
     const t0 = new Date(Date.now() + 5000);
-    const bJob = await s.storage.db.selectFrom('jobs').selectAll().where('site_uuid', '=', siteB).where('status', '=', 'running').executeTakeFirstOrThrow();
+    const bJob = await s.storage.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('site_uuid', '=', siteB)
+      .where('status', '=', 'running')
+      .executeTakeFirstOrThrow();
     expect(await queue.claim('w9', t0, 60_000)).toBeNull();
     const afterLease = new Date(t0.getTime() + 120_000);
     const reclaimed = await queue.claim('w9', afterLease, 60_000);
@@ -65,7 +80,18 @@ describe(`durable job queue on ${TEST_DB} (ARCHITECTURE §1 jobs/)`, () => {
     const ids = await seedServer(s);
     const uuids: string[] = [];
     for (let i = 0; i < 10; i++) {
-      const r = await s.app.inject({ method: 'POST', url: '/api/v1/sites', headers: { authorization: `Bearer ${s.token}` }, payload: { ...ids, type: 'static-html', domain: `c${i}-${randomUUID().slice(0, 4)}.example.com`, ssl: false, options: {} } });
+      const r = await s.app.inject({
+        method: 'POST',
+        url: '/api/v1/sites',
+        headers: { authorization: `Bearer ${s.token}` },
+        payload: {
+          ...ids,
+          type: 'static-html',
+          domain: `c${i}-${randomUUID().slice(0, 4)}.example.com`,
+          ssl: false,
+          options: {},
+        },
+      });
       uuids.push(r.json().uuid);
     }
     const t = new Date(Date.now() + 300_000);

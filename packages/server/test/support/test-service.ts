@@ -1,7 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { SiteTypeId } from '@siteplane/contract';
 import pg from 'pg';
 import pino from 'pino';
@@ -22,7 +22,9 @@ export interface TestService extends Service {
 }
 
 /** A fresh service on a fresh database (a new SQLite dir or a new PostgreSQL database per call). */
-export async function startTestService(overrides: ServiceOverrides & { env?: Record<string, string> } = {}): Promise<TestService> {
+export async function startTestService(
+  overrides: ServiceOverrides & { env?: Record<string, string> } = {},
+): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'siteplane-test-'));
   let dbName: string | null = null;
   let databaseUrl: string | undefined;
@@ -41,10 +43,16 @@ export async function startTestService(overrides: ServiceOverrides & { env?: Rec
     LOG_LEVEL: 'silent',
     ...overrides.env,
   });
-  const service = await buildService(config, { logger: pino({ level: 'silent' }), recipes: overrides.recipes ?? fakeRecipes(), pollMs: 50, ...overrides });
+  const service = await buildService(config, {
+    logger: pino({ level: 'silent' }),
+    recipes: overrides.recipes ?? fakeRecipes(),
+    pollMs: 50,
+    ...overrides,
+  });
   const token = (await createToken(service.storage.db, { name: 'test', scope: 'write' })).token;
   const readToken = (await createToken(service.storage.db, { name: 'reader', scope: 'read' })).token;
-  const otherTenantToken = (await createToken(service.storage.db, { name: 'other', scope: 'write', account: 'other-tenant' })).token;
+  const otherTenantToken = (await createToken(service.storage.db, { name: 'other', scope: 'write', account: 'other-tenant' }))
+    .token;
   return {
     ...service,
     token,
@@ -84,7 +92,9 @@ export function fakeRecipes(extra: { failAt?: string; gate?: Promise<void> } = {
       ...(site.database
         ? [
             step('ensure database and user', async (ctx) => {
-              await ctx.exec.run(['mysql'], { stdin: `CREATE USER '${site.database?.user}' IDENTIFIED BY '${site.database?.password}'` });
+              await ctx.exec.run(['mysql'], {
+                stdin: `CREATE USER '${site.database?.user}' IDENTIFIED BY '${site.database?.password}'`,
+              });
               ctx.log(`created user ${site.database?.user} with password ${site.database?.password}`);
               await ctx.ledger.record({ kind: 'database', ref: site.database?.name ?? '' });
             }),
@@ -113,7 +123,12 @@ export async function seedServer(s: TestService, facts: Record<string, unknown> 
     method: 'POST',
     url: '/api/v1/servers',
     headers: { authorization: `Bearer ${token}` },
-    payload: { name: 'web-1', ip: '127.0.0.1', connection: 'dry-run', facts: { os: 'Debian 12', php: ['8.2'], node: null, mysql: null, postgresql: null, ...facts } },
+    payload: {
+      name: 'web-1',
+      ip: '127.0.0.1',
+      connection: 'dry-run',
+      facts: { os: 'Debian 12', php: ['8.2'], node: null, mysql: null, postgresql: null, ...facts },
+    },
   });
   if (server.statusCode !== 201) throw new Error(`server: ${server.body}`);
   const serverUuid = server.json().uuid as string;
@@ -128,10 +143,19 @@ export async function seedServer(s: TestService, facts: Record<string, unknown> 
 }
 
 /** Polls a site until its status is one of `states`. */
-export async function waitForStatus(s: TestService, uuid: string, states: string[], timeoutMs = 10_000): Promise<Record<string, unknown>> {
+export async function waitForStatus(
+  s: TestService,
+  uuid: string,
+  states: string[],
+  timeoutMs = 10_000,
+): Promise<Record<string, unknown>> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const res = await s.app.inject({ method: 'GET', url: `/api/v1/sites/${uuid}`, headers: { authorization: `Bearer ${s.token}` } });
+    const res = await s.app.inject({
+      method: 'GET',
+      url: `/api/v1/sites/${uuid}`,
+      headers: { authorization: `Bearer ${s.token}` },
+    });
     const body = res.statusCode === 404 ? { status: 'gone' } : (res.json() as Record<string, unknown>);
     if (states.includes(String(body.status))) return body;
     if (Date.now() > until) throw new Error(`site ${uuid} stayed ${String(body.status)}`);

@@ -111,7 +111,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`CREATE UNIQUE INDEX sites_singleton_live ON sites (server_uuid, singleton_type) WHERE deleted_at IS NULL AND singleton_type IS NOT NULL`.execute(
     db,
   );
-  await sql`CREATE UNIQUE INDEX sites_port_live ON sites (server_uuid, port) WHERE deleted_at IS NULL AND port IS NOT NULL`.execute(db);
+  await sql`CREATE UNIQUE INDEX sites_port_live ON sites (server_uuid, port) WHERE deleted_at IS NULL AND port IS NOT NULL`.execute(
+    db,
+  );
   for (const table of ['server_databases', 'server_database_users'] as const) {
     await db.schema
       .createTable(table)
@@ -127,6 +129,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('site_resources')
     .addColumn('site_uuid', text, (c) => c.notNull().references('sites.uuid'))
+    .addColumn('seq', 'integer', (c) => c.notNull())
     .addColumn('kind', text, (c) => c.notNull())
     .addColumn('ref', text, (c) => c.notNull())
     .addColumn('details', text, (c) => c.notNull())

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { CreateDnsProfileBody, ErrorCode, FieldError } from '@siteplane/contract';
 import type { Static } from '@sinclair/typebox';
+import type { CreateDnsProfileBody, ErrorCode, FieldError } from '@siteplane/contract';
+import { DnsError, type DnsProviderName } from '../../dns/provider.js';
 import type { Actor } from '../../domain/auth/actor.js';
 import { DomainError, notFound } from '../../domain/errors.js';
 import { UUID_RE, ValidationError } from '../../domain/field-errors.js';
-import { DnsError, type DnsProviderName } from '../../dns/provider.js';
 import { keyset } from '../../storage/paging.js';
 import type { Database } from '../../storage/schema.js';
 import type { UseCaseDeps } from '../deps.js';
@@ -35,10 +35,16 @@ export async function createDnsProfile(deps: UseCaseDeps, actor: Actor, body: St
   const names = spec.map((s) => s.replace('?', ''));
   for (const field of spec) {
     const name = field.replace('?', '');
-    if (!field.endsWith('?') && !body.credentials[name]) errors.push({ field: `credentials.${name}`, code: 'required', message: `${name} is required for ${provider}.` });
+    if (!field.endsWith('?') && !body.credentials[name])
+      errors.push({ field: `credentials.${name}`, code: 'required', message: `${name} is required for ${provider}.` });
   }
   for (const key of Object.keys(body.credentials)) {
-    if (!names.includes(key)) errors.push({ field: `credentials.${key}`, code: 'unknown_field', message: `${provider} credentials are ${names.join(', ')}.` });
+    if (!names.includes(key))
+      errors.push({
+        field: `credentials.${key}`,
+        code: 'unknown_field',
+        message: `${provider} credentials are ${names.join(', ')}.`,
+      });
   }
   if (errors.length) throw new ValidationError(errors);
   const row = {
@@ -56,15 +62,25 @@ export async function createDnsProfile(deps: UseCaseDeps, actor: Actor, body: St
 
 export async function findDnsProfile(deps: UseCaseDeps, actor: Actor, uuid: string) {
   if (!UUID_RE.test(uuid)) throw notFound('DNS profile');
-  const row = await deps.db.selectFrom('dns_profiles').selectAll().where('uuid', '=', uuid.toLowerCase()).where('team_uuid', 'in', actor.teamUuids).executeTakeFirst();
+  const row = await deps.db
+    .selectFrom('dns_profiles')
+    .selectAll()
+    .where('uuid', '=', uuid.toLowerCase())
+    .where('team_uuid', 'in', actor.teamUuids)
+    .executeTakeFirst();
   if (!row) throw notFound('DNS profile');
   return row;
 }
 
-export const getDnsProfile = async (deps: UseCaseDeps, actor: Actor, uuid: string) => record(await findDnsProfile(deps, actor, uuid));
+export const getDnsProfile = async (deps: UseCaseDeps, actor: Actor, uuid: string) =>
+  record(await findDnsProfile(deps, actor, uuid));
 
 export async function listDnsProfiles(deps: UseCaseDeps, actor: Actor, page: PageRequest) {
-  const rows = await keyset(deps.db.selectFrom('dns_profiles').selectAll().where('team_uuid', 'in', actor.teamUuids), 'dns_profiles', page).execute();
+  const rows = await keyset(
+    deps.db.selectFrom('dns_profiles').selectAll().where('team_uuid', 'in', actor.teamUuids),
+    'dns_profiles',
+    page,
+  ).execute();
   return toPage(rows, page, record);
 }
 
@@ -98,6 +114,19 @@ export async function verifyDnsProfile(deps: UseCaseDeps, actor: Actor, uuid: st
 
 export function dnsDomainError(error: unknown): DomainError {
   if (!(error instanceof DnsError)) return new DomainError('upstream_error', `DNS provider failed: ${(error as Error).message}`);
-  const code = ({ auth_failed: 'upstream_auth_failed', rate_limited: 'upstream_rate_limited', unreachable: 'upstream_unavailable', zone_not_found: 'upstream_not_found', provider_error: 'upstream_error' } as Record<string, ErrorCode>)[error.kind] ?? 'upstream_error';
-  return new DomainError(code, error.message, error.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.retryAfterSeconds } : {});
+  const code =
+    (
+      {
+        auth_failed: 'upstream_auth_failed',
+        rate_limited: 'upstream_rate_limited',
+        unreachable: 'upstream_unavailable',
+        zone_not_found: 'upstream_not_found',
+        provider_error: 'upstream_error',
+      } as Record<string, ErrorCode>
+    )[error.kind] ?? 'upstream_error';
+  return new DomainError(
+    code,
+    error.message,
+    error.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.retryAfterSeconds } : {},
+  );
 }

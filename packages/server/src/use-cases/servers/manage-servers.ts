@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
-import { CreateServerBody } from '@siteplane/contract';
 import type { Static } from '@sinclair/typebox';
+import type { CreateServerBody } from '@siteplane/contract';
 import ssh2 from 'ssh2';
 import type { Actor } from '../../domain/auth/actor.js';
 import { DomainError, notFound } from '../../domain/errors.js';
@@ -20,11 +20,14 @@ export async function createServer(deps: UseCaseDeps, actor: Actor, body: Static
     throw new ValidationError([{ field: 'ip', code: 'invalid_format', message: 'ip must be an IP address or a host name.' }]);
   }
   if (body.facts && body.connection !== 'dry-run') {
-    throw new ValidationError([{ field: 'facts', code: 'not_allowed', message: 'Facts are declared for dry-run servers only; verify detects them.' }]);
+    throw new ValidationError([
+      { field: 'facts', code: 'not_allowed', message: 'Facts are declared for dry-run servers only; verify detects them.' },
+    ]);
   }
   const team = await teamFor(deps, actor, body.team);
   const now = deps.clock.now().toISOString();
-  const keys = body.connection === 'ssh' ? ssh2.utils.generateKeyPairSync('ed25519', { comment: `siteplane@${body.name}` }) : null;
+  const keys =
+    body.connection === 'ssh' ? ssh2.utils.generateKeyPairSync('ed25519', { comment: `siteplane@${body.name}` }) : null;
   const facts: ServerFacts = { ...EMPTY_FACTS, ...(body.facts as Partial<ServerFacts> | undefined) };
   const row = {
     uuid: randomUUID(),
@@ -63,16 +66,30 @@ export async function findServer(deps: UseCaseDeps, actor: Actor, uuid: string) 
 }
 
 export async function listServers(deps: UseCaseDeps, actor: Actor, page: PageRequest) {
-  const rows = await keyset(deps.db.selectFrom('servers').selectAll().where('team_uuid', 'in', actor.teamUuids).where('deleted_at', 'is', null), 'servers', page).execute();
+  const rows = await keyset(
+    deps.db.selectFrom('servers').selectAll().where('team_uuid', 'in', actor.teamUuids).where('deleted_at', 'is', null),
+    'servers',
+    page,
+  ).execute();
   return toPage(rows, page, serverRecord);
 }
 
 /** A server with live sites is not removed: its sites must be deleted (and cleaned up) first. */
 export async function deleteServer(deps: UseCaseDeps, actor: Actor, uuid: string) {
   const server = await findServer(deps, actor, uuid);
-  const live = await deps.db.selectFrom('sites').select('uuid').where('server_uuid', '=', server.uuid).where('deleted_at', 'is', null).limit(1).execute();
+  const live = await deps.db
+    .selectFrom('sites')
+    .select('uuid')
+    .where('server_uuid', '=', server.uuid)
+    .where('deleted_at', 'is', null)
+    .limit(1)
+    .execute();
   if (live.length > 0) throw new DomainError('conflict', 'The server still has sites; delete them first.');
-  await deps.db.updateTable('servers').set({ deleted_at: deps.clock.now().toISOString() }).where('uuid', '=', server.uuid).execute();
+  await deps.db
+    .updateTable('servers')
+    .set({ deleted_at: deps.clock.now().toISOString() })
+    .where('uuid', '=', server.uuid)
+    .execute();
 }
 
 /** POST /api/v1/servers/<uuid>/verify: connect, pin the host key, record the facts. */
@@ -103,7 +120,11 @@ export async function verifyServer(deps: UseCaseDeps, actor: Actor, uuid: string
     await deps.db.updateTable('servers').set(update).where('uuid', '=', server.uuid).execute();
     return serverRecord({ ...server, ...update });
   } catch (error) {
-    await deps.db.updateTable('servers').set({ status: 'unreachable', updated_at: now }).where('uuid', '=', server.uuid).execute();
+    await deps.db
+      .updateTable('servers')
+      .set({ status: 'unreachable', updated_at: now })
+      .where('uuid', '=', server.uuid)
+      .execute();
     if (error instanceof DomainError) throw error;
     throw new DomainError('upstream_unavailable', `Could not verify the server: ${(error as Error).message}`);
   }

@@ -2,10 +2,10 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { SITE_TYPES } from '@siteplane/contract';
 import type { Actor } from '../../domain/auth/actor.js';
 import { ValidationError } from '../../domain/field-errors.js';
+import { withEngine } from '../../domain/servers/facts.js';
 import type { SitePlan } from '../../domain/sites/create-site-input.js';
 import { freeDomainLabel, freeDomainName } from '../../domain/sites/free-domain.js';
 import { referencedIds, validateCreateSite } from '../../domain/sites/validate-create-site.js';
-import { withEngine } from '../../domain/servers/facts.js';
 import { loadCreateContext, lockServer, type ServerRow } from '../../storage/site-context.js';
 import { uniqueViolation } from '../../storage/unique-violation.js';
 import type { UseCaseDeps } from '../deps.js';
@@ -29,7 +29,10 @@ export async function createSite(deps: UseCaseDeps, actor: Actor, body: unknown)
       const plan = validateCreateSite(body, ctx);
       const now = deps.clock.now().toISOString();
       const site = materialise(plan, server as ServerRow, deps.freeDomainBase, ctx.taken.ports);
-      const secrets = { ...plan.secrets, databasePassword: plan.secrets.databasePassword ?? (plan.database ? generatedPassword() : undefined) };
+      const secrets = {
+        ...plan.secrets,
+        databasePassword: plan.secrets.databasePassword ?? (plan.database ? generatedPassword() : undefined),
+      };
       const row = {
         uuid: randomUUID(),
         team_uuid: (server as ServerRow).team_uuid,
@@ -73,22 +76,44 @@ export async function createSite(deps: UseCaseDeps, actor: Actor, body: unknown)
         if (site.databaseName) {
           await trx
             .insertInto('server_databases')
-            .values({ server_uuid: plan.server, name_key: site.databaseName.toLowerCase(), name: site.databaseName, engine: plan.database.engine, site_uuid: row.uuid, created_at: now })
+            .values({
+              server_uuid: plan.server,
+              name_key: site.databaseName.toLowerCase(),
+              name: site.databaseName,
+              engine: plan.database.engine,
+              site_uuid: row.uuid,
+              created_at: now,
+            })
             .execute();
         }
         await trx
           .insertInto('server_database_users')
-          .values({ server_uuid: plan.server, name_key: site.databaseUser.toLowerCase(), name: site.databaseUser, engine: plan.database.engine, site_uuid: row.uuid, created_at: now })
+          .values({
+            server_uuid: plan.server,
+            name_key: site.databaseUser.toLowerCase(),
+            name: site.databaseUser,
+            engine: plan.database.engine,
+            site_uuid: row.uuid,
+            created_at: now,
+          })
           .execute();
         if (plan.database.installEngine) {
           // The engine is the server's from now on: a later create sees it (rule 5) even before it is installed.
           const facts = withEngine((server as ServerRow).facts, plan.database.engine);
-          await trx.updateTable('servers').set({ facts: JSON.stringify(facts), updated_at: now }).where('uuid', '=', plan.server).execute();
+          await trx
+            .updateTable('servers')
+            .set({ facts: JSON.stringify(facts), updated_at: now })
+            .where('uuid', '=', plan.server)
+            .execute();
         }
       }
       const operation = await enqueueOperation(trx, { site: row, kind: 'create', params: {}, now });
-      return { record: siteRecord(row, operation), generatedDatabasePassword: plan.database && !plan.secrets.databasePassword ? (secrets.databasePassword as string) : null };
+      return {
+        record: siteRecord(row, operation),
+        generatedDatabasePassword: plan.database && !plan.secrets.databasePassword ? (secrets.databasePassword as string) : null,
+      };
     });
+    deps.siteLists.invalidate(result.record.server);
     deps.jobEnqueued();
     return result;
   } catch (error) {
@@ -124,7 +149,11 @@ function sitePort(plan: SitePlan, taken: ReadonlySet<number>): number | null {
   return port;
 }
 
-const UNIQUE_FIELDS: [RegExp, string, 'domain_taken' | 'one_per_server' | 'port_taken' | 'database_taken' | 'database_user_taken'][] = [
+const UNIQUE_FIELDS: [
+  RegExp,
+  string,
+  'domain_taken' | 'one_per_server' | 'port_taken' | 'database_taken' | 'database_user_taken',
+][] = [
   [/domain/, 'domain', 'domain_taken'],
   [/singleton/, 'type', 'one_per_server'],
   [/port/, 'options.port', 'port_taken'],

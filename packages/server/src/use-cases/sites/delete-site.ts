@@ -9,10 +9,12 @@ import { type SiteRecord, siteRecord } from './site-record.js';
 /** Body of DELETE /api/v1/sites/<uuid> (spec §4.1): optional deleteDatabase. */
 export function parseDeleteBody(body: unknown): { deleteDatabase: boolean } {
   if (body === undefined || body === null) return { deleteDatabase: false };
-  if (!isPlainObject(body)) throw new ValidationError([{ field: '', code: 'invalid_type', message: 'The body must be a JSON object.' }]);
+  if (!isPlainObject(body))
+    throw new ValidationError([{ field: '', code: 'invalid_type', message: 'The body must be a JSON object.' }]);
   const errors = [];
   for (const key of Object.keys(body)) {
-    if (key !== 'deleteDatabase') errors.push({ field: key, code: 'unknown_field' as const, message: `"${key}" is not accepted here.` });
+    if (key !== 'deleteDatabase')
+      errors.push({ field: key, code: 'unknown_field' as const, message: `"${key}" is not accepted here.` });
   }
   if (body.deleteDatabase !== undefined && typeof body.deleteDatabase !== 'boolean') {
     errors.push({ field: 'deleteDatabase', code: 'invalid_type' as const, message: 'deleteDatabase must be a boolean.' });
@@ -39,7 +41,11 @@ export async function deleteSite(deps: UseCaseDeps, actor: Actor, uuid: string, 
     const site = await query.executeTakeFirst();
     if (!site) throw notFound('Site');
     const running = (await latestOperations(trx, [site.uuid])).get(site.uuid);
-    if (site.status === 'deleting' && running?.kind === 'delete' && (running.status === 'queued' || running.status === 'running')) {
+    if (
+      site.status === 'deleting' &&
+      running?.kind === 'delete' &&
+      (running.status === 'queued' || running.status === 'running')
+    ) {
       return { record: siteRecord(site, running), enqueued: false };
     }
     const now = deps.clock.now().toISOString();
@@ -47,6 +53,7 @@ export async function deleteSite(deps: UseCaseDeps, actor: Actor, uuid: string, 
     const operation = await enqueueOperation(trx, { site, kind: 'delete', params: { deleteDatabase }, now });
     return { record: siteRecord({ ...site, status: 'deleting', updated_at: now }, operation), enqueued: true };
   });
+  deps.siteLists.invalidate(result.record.server);
   if (result.enqueued) deps.jobEnqueued();
   return result.record;
 }

@@ -1,6 +1,6 @@
 import type { Actor } from '../../domain/auth/actor.js';
 import { notFound } from '../../domain/errors.js';
-import { ValidationError, UUID_RE } from '../../domain/field-errors.js';
+import { UUID_RE, ValidationError } from '../../domain/field-errors.js';
 import { keyset } from '../../storage/paging.js';
 import type { UseCaseDeps } from '../deps.js';
 import { type Page, type PageRequest, toPage } from '../pagination.js';
@@ -23,12 +23,43 @@ export async function getSite(deps: UseCaseDeps, actor: Actor, uuid: string): Pr
 }
 
 /** GET /api/v1/sites?server=<uuid>: the live sites of one server, oldest first, cursor-paged. */
-export async function listSites(deps: UseCaseDeps, actor: Actor, server: string | undefined, page: PageRequest): Promise<Page<SiteRecord>> {
+export async function listSites(
+  deps: UseCaseDeps,
+  actor: Actor,
+  server: string | undefined,
+  page: PageRequest,
+): Promise<Page<SiteRecord>> {
+  return (await listSitesOfServer(deps, actor, server, page)).page;
+}
+
+/**
+ * The list as JSON text, from the cache when this server's sites have not changed since it was
+ * built. The query string is part of the key, so each page and limit is cached on its own.
+ */
+export async function listSitesJson(
+  deps: UseCaseDeps,
+  actor: Actor,
+  query: { server?: string; limit?: string; cursor?: string },
+  page: () => PageRequest,
+): Promise<{ body: string; nextCursor: string | null }> {
+  const key = `${query.limit ?? ''}&${query.cursor ?? ''}`;
+  const server = query.server?.toLowerCase();
+  const hit = server ? deps.siteLists.get(server, key, actor.teamUuids) : undefined;
+  if (hit) return { body: hit.body, nextCursor: hit.link };
+  const version = server ? deps.siteLists.version(server) : 0;
+  const result = await listSitesOfServer(deps, actor, server, page());
+  const body = JSON.stringify(result.page);
+  deps.siteLists.set(result.server, key, { team: result.team, body, link: result.page.meta.next_cursor }, version);
+  return { body, nextCursor: result.page.meta.next_cursor };
+}
+
+async function listSitesOfServer(deps: UseCaseDeps, actor: Actor, server: string | undefined, page: PageRequest) {
   if (!server) throw new ValidationError([{ field: 'server', code: 'required', message: 'Query parameter server is required.' }]);
-  if (!UUID_RE.test(server)) throw new ValidationError([{ field: 'server', code: 'invalid_format', message: 'server must be a UUID.' }]);
+  if (!UUID_RE.test(server))
+    throw new ValidationError([{ field: 'server', code: 'invalid_format', message: 'server must be a UUID.' }]);
   const owner = await deps.db
     .selectFrom('servers')
-    .select('uuid')
+    .select(['uuid', 'team_uuid'])
     .where('uuid', '=', server.toLowerCase())
     .where('deleted_at', 'is', null)
     .where('team_uuid', 'in', actor.teamUuids)
@@ -43,5 +74,5 @@ export async function listSites(deps: UseCaseDeps, actor: Actor, server: string 
     deps.db,
     rows.map((r) => r.uuid),
   );
-  return toPage(rows, page, (row) => siteRecord(row, ops.get(row.uuid)));
+  return { server: owner.uuid, team: owner.team_uuid, page: toPage(rows, page, (row) => siteRecord(row, ops.get(row.uuid))) };
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { CreateVcProfileBody } from '@siteplane/contract';
 import type { Static } from '@sinclair/typebox';
+import type { CreateVcProfileBody } from '@siteplane/contract';
 import type { Actor } from '../../domain/auth/actor.js';
 import { notFound } from '../../domain/errors.js';
 import { UUID_RE, ValidationError } from '../../domain/field-errors.js';
@@ -26,13 +26,24 @@ export const vcProfileRecord = (r: Database['vc_profiles']) => ({
 export async function createVcProfile(deps: UseCaseDeps, actor: Actor, body: Static<typeof CreateVcProfileBody>) {
   const provider = body.provider as VcsProviderName;
   if (provider === 'git') {
-    if (!body.repositories?.length) throw new ValidationError([{ field: 'repositories', code: 'required', message: 'A git profile lists its remote URLs.' }]);
-    if (body.token) throw new ValidationError([{ field: 'token', code: 'not_allowed', message: 'Put credentials in the remote URLs of a git profile.' }]);
+    if (!body.repositories?.length)
+      throw new ValidationError([{ field: 'repositories', code: 'required', message: 'A git profile lists its remote URLs.' }]);
+    if (body.token)
+      throw new ValidationError([
+        { field: 'token', code: 'not_allowed', message: 'Put credentials in the remote URLs of a git profile.' },
+      ]);
   } else {
-    if (body.repositories) throw new ValidationError([{ field: 'repositories', code: 'not_allowed', message: 'Only git profiles list remotes.' }]);
-    if (!body.token) throw new ValidationError([{ field: 'token', code: 'required', message: `A ${provider} profile needs a token.` }]);
+    if (body.repositories)
+      throw new ValidationError([{ field: 'repositories', code: 'not_allowed', message: 'Only git profiles list remotes.' }]);
+    if (!body.token)
+      throw new ValidationError([{ field: 'token', code: 'required', message: `A ${provider} profile needs a token.` }]);
   }
-  const config: VcsProfileConfig = { provider, baseUrl: body.baseUrl ?? null, token: body.token ?? null, repositories: body.repositories ?? [] };
+  const config: VcsProfileConfig = {
+    provider,
+    baseUrl: body.baseUrl ?? null,
+    token: body.token ?? null,
+    repositories: body.repositories ?? [],
+  };
   const uuid = randomUUID();
   let account: string | null;
   try {
@@ -57,13 +68,22 @@ export async function createVcProfile(deps: UseCaseDeps, actor: Actor, body: Sta
 
 export async function findVcProfile(deps: UseCaseDeps, actor: Actor, uuid: string) {
   if (!UUID_RE.test(uuid)) throw notFound('Version control profile');
-  const row = await deps.db.selectFrom('vc_profiles').selectAll().where('uuid', '=', uuid.toLowerCase()).where('team_uuid', 'in', actor.teamUuids).executeTakeFirst();
+  const row = await deps.db
+    .selectFrom('vc_profiles')
+    .selectAll()
+    .where('uuid', '=', uuid.toLowerCase())
+    .where('team_uuid', 'in', actor.teamUuids)
+    .executeTakeFirst();
   if (!row) throw notFound('Version control profile');
   return row;
 }
 
 export async function listVcProfiles(deps: UseCaseDeps, actor: Actor, page: PageRequest) {
-  const rows = await keyset(deps.db.selectFrom('vc_profiles').selectAll().where('team_uuid', 'in', actor.teamUuids), 'vc_profiles', page).execute();
+  const rows = await keyset(
+    deps.db.selectFrom('vc_profiles').selectAll().where('team_uuid', 'in', actor.teamUuids),
+    'vc_profiles',
+    page,
+  ).execute();
   return toPage(rows, page, vcProfileRecord);
 }
 

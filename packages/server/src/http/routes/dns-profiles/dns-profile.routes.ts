@@ -1,5 +1,6 @@
-import { CreateDnsProfileBody, DnsProfileSchema, listOf } from '@siteplane/contract';
 import type { Static } from '@sinclair/typebox';
+import { CreateDnsProfileBody, DnsProfileSchema, listOf } from '@siteplane/contract';
+import type { UseCaseDeps } from '../../../use-cases/deps.js';
 import {
   createDnsProfile,
   deleteDnsProfile,
@@ -7,7 +8,6 @@ import {
   listDnsProfiles,
   verifyDnsProfile,
 } from '../../../use-cases/dns-profiles/manage-dns-profiles.js';
-import type { UseCaseDeps } from '../../../use-cases/deps.js';
 import type { RouteDef } from '../../route.js';
 import { paged } from '../paged.js';
 

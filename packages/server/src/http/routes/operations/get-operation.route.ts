@@ -25,6 +25,7 @@ export const getOperationRoute = (deps: UseCaseDeps): RouteDef => ({
 function int(raw: string | undefined, field: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (raw === undefined) return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new ValidationError([{ field, code: 'out_of_range', message: `${field} must be an integer from ${min}.` }]);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new ValidationError([{ field, code: 'out_of_range', message: `${field} must be an integer from ${min}.` }]);
   return n;
 }

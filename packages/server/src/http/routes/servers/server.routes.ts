@@ -1,5 +1,5 @@
-import { CreateServerBody, CreateServerUserBody, listOf, ServerRecordSchema, ServerUserSchema } from '@siteplane/contract';
 import type { Static } from '@sinclair/typebox';
+import { CreateServerBody, CreateServerUserBody, listOf, ServerRecordSchema, ServerUserSchema } from '@siteplane/contract';
 import type { UseCaseDeps } from '../../../use-cases/deps.js';
 import { createServer, deleteServer, findServer, listServers, verifyServer } from '../../../use-cases/servers/manage-servers.js';
 import { serverRecord } from '../../../use-cases/servers/server-record.js';

@@ -1,6 +1,6 @@
 import { CreatedSiteSchema, CreateSiteBody, ProblemSchema } from '@siteplane/contract';
-import { createSite } from '../../../use-cases/sites/create-site.js';
 import type { UseCaseDeps } from '../../../use-cases/deps.js';
+import { createSite } from '../../../use-cases/sites/create-site.js';
 import type { RouteDef } from '../../route.js';
 
 /** POST /api/v1/sites (spec §4.1): one path for every type; 202 once site, operation and job are committed. */
@@ -13,7 +13,11 @@ export const createSiteRoute = (deps: UseCaseDeps): RouteDef => ({
   body: CreateSiteBody,
   bodyValidatedByDomain: true,
   responses: {
-    202: { description: 'Accepted; the site is provisioned asynchronously. Includes domain and free_domain_base.', schema: CreatedSiteSchema, headers: { Location: 'The site URL' } },
+    202: {
+      description: 'Accepted; the site is provisioned asynchronously. Includes domain and free_domain_base.',
+      schema: CreatedSiteSchema,
+      headers: { Location: 'The site URL' },
+    },
     422: { description: 'A rule of the interface was broken; every violation is listed', schema: ProblemSchema },
   },
   async handler(req, reply, actor) {

@@ -10,6 +10,9 @@ export const getSiteRoute = (deps: UseCaseDeps): RouteDef => ({
   tag: 'Sites',
   auth: 'read',
   params: { site: 'Site UUID' },
-  responses: { 200: { description: 'The site', schema: SiteRecordSchema }, 404: { description: 'Unknown, deleted or another tenant’s site', schema: ProblemSchema } },
+  responses: {
+    200: { description: 'The site', schema: SiteRecordSchema },
+    404: { description: 'Unknown, deleted or another tenant’s site', schema: ProblemSchema },
+  },
   handler: async (req, _reply, actor) => getSite(deps, actor, (req.params as { site: string }).site),
 });

@@ -1,7 +1,13 @@
-import { CreateVcProfileBody, listOf, RepositoryDetailSchema, RepositorySchema, VcProfileSchema } from '@siteplane/contract';
 import type { Static } from '@sinclair/typebox';
+import { CreateVcProfileBody, listOf, RepositoryDetailSchema, RepositorySchema, VcProfileSchema } from '@siteplane/contract';
 import type { UseCaseDeps } from '../../../use-cases/deps.js';
-import { createVcProfile, deleteVcProfile, findVcProfile, listVcProfiles, vcProfileRecord } from '../../../use-cases/vc-profiles/manage-vc-profiles.js';
+import {
+  createVcProfile,
+  deleteVcProfile,
+  findVcProfile,
+  listVcProfiles,
+  vcProfileRecord,
+} from '../../../use-cases/vc-profiles/manage-vc-profiles.js';
 import { getRepository, listRepositories } from '../../../use-cases/vc-profiles/repositories.js';
 import type { RouteDef } from '../../route.js';
 import { paged } from '../paged.js';
@@ -73,6 +79,7 @@ export const vcProfileRoutes = (deps: UseCaseDeps): RouteDef[] => [
     auth: 'read',
     params: { profile: 'Profile UUID', '*': 'Repository name, URL-encoded (%2F) or with a literal /' },
     responses: { 200: { description: 'The repository', schema: RepositoryDetailSchema } },
-    handler: (req, _reply, actor) => getRepository(deps, actor, id(req), decodeURIComponent((req.params as Record<string, string>)['*'] ?? '')),
+    handler: (req, _reply, actor) =>
+      getRepository(deps, actor, id(req), decodeURIComponent((req.params as Record<string, string>)['*'] ?? '')),
   },
 ];
