@@ -31,14 +31,22 @@ export async function lockServer(
   return row ? { ...row, facts: { ...EMPTY_FACTS, ...(JSON.parse(row.facts) as ServerFacts) } } : null;
 }
 
-/** What the create rules must know of the server: its facts and everything already taken on it. */
+/** The values of a create request that the uniqueness rules look up (point lookups, not whole tables). */
+export interface UniquenessProbe {
+  domain?: string;
+  database?: string;
+  databaseUser?: string;
+}
+
+/** What the create rules must know of the server: its facts and whether the requested names are taken. */
 export async function loadCreateContext(
   trx: Kysely<Database>,
   server: ServerRow | null,
   ids: { serverUser?: string; dnsProfile?: string },
   actor: Actor,
+  probe: UniquenessProbe,
 ): Promise<CreateSiteContext> {
-  const empty = {
+  const taken = {
     domains: new Set<string>(),
     databases: new Set<string>(),
     databaseUsers: new Set<string>(),
@@ -55,31 +63,30 @@ export async function loadCreateContext(
       .executeTakeFirst();
     dnsProfile = row ?? null;
   }
-  if (!server) return { server: null, serverUserExists: false, dnsProfile, taken: empty };
-  const [user, sites, databases, users] = await Promise.all([
+  if (!server) return { server: null, serverUserExists: false, dnsProfile, taken };
+  const live = () => trx.selectFrom('sites').where('server_uuid', '=', server.uuid).where('deleted_at', 'is', null);
+  const users = [probe.databaseUser?.toLowerCase(), 'phpmyadmin'].filter((u): u is string => !!u);
+  const [user, domain, special, databases, dbUsers] = await Promise.all([
     ids.serverUser
-      ? trx
-          .selectFrom('server_users')
-          .select('uuid')
-          .where('uuid', '=', ids.serverUser)
-          .where('server_uuid', '=', server.uuid)
-          .executeTakeFirst()
+      ? trx.selectFrom('server_users').select('uuid').where('uuid', '=', ids.serverUser).where('server_uuid', '=', server.uuid).executeTakeFirst()
       : undefined,
-    trx
-      .selectFrom('sites')
-      .select(['domain', 'port', 'singleton_type'])
-      .where('server_uuid', '=', server.uuid)
-      .where('deleted_at', 'is', null)
+    probe.domain ? live().select('domain').where('domain', '=', probe.domain).executeTakeFirst() : undefined,
+    // Ports (for allocation) and one-per-server types: few rows per server.
+    live()
+      .select(['port', 'singleton_type'])
+      .where((eb) => eb.or([eb('port', 'is not', null), eb('singleton_type', 'is not', null)]))
       .execute(),
-    trx.selectFrom('server_databases').select('name_key').where('server_uuid', '=', server.uuid).execute(),
-    trx.selectFrom('server_database_users').select('name_key').where('server_uuid', '=', server.uuid).execute(),
+    probe.database
+      ? trx.selectFrom('server_databases').select('name_key').where('server_uuid', '=', server.uuid).where('name_key', '=', probe.database.toLowerCase()).execute()
+      : [],
+    trx.selectFrom('server_database_users').select('name_key').where('server_uuid', '=', server.uuid).where('name_key', 'in', users).execute(),
   ]);
-  for (const s of sites) {
-    empty.domains.add(s.domain);
-    if (s.port !== null) empty.ports.add(s.port);
-    if (s.singleton_type) empty.singletonTypes.add(s.singleton_type as SiteTypeId);
+  if (domain) taken.domains.add(domain.domain);
+  for (const s of special) {
+    if (s.port !== null) taken.ports.add(s.port);
+    if (s.singleton_type) taken.singletonTypes.add(s.singleton_type as SiteTypeId);
   }
-  for (const d of databases) empty.databases.add(d.name_key);
-  for (const u of users) empty.databaseUsers.add(u.name_key);
-  return { server: { uuid: server.uuid, facts: server.facts }, serverUserExists: !!user, dnsProfile, taken: empty };
+  for (const d of databases) taken.databases.add(d.name_key);
+  for (const u of dbUsers) taken.databaseUsers.add(u.name_key);
+  return { server: { uuid: server.uuid, facts: server.facts }, serverUserExists: !!user, dnsProfile, taken };
 }

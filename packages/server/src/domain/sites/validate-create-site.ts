@@ -1,5 +1,6 @@
 import { normaliseSiteType, SITE_TYPE_IDS, SITE_TYPES } from '@siteplane/contract';
 import { FieldErrors, isPlainObject, UUID_RE, ValidationError } from '../field-errors.js';
+import { normaliseHostname } from '../hostnames.js';
 import type { CreateSiteContext } from './create-site-context.js';
 import type { SitePlan } from './create-site-input.js';
 import { validateDatabase } from './validate-database.js';
@@ -23,6 +24,15 @@ const TOP_LEVEL = new Set([
   'options',
   'site_type_version',
 ]);
+
+/** The names a body asks for, normalised as the rules will see them, to look up whether they are taken. */
+export function requestedNames(body: unknown): { domain?: string; database?: string; databaseUser?: string } {
+  if (!isPlainObject(body)) return {};
+  const opts = isPlainObject(body.options) ? body.options : {};
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const domain = str(body.domain);
+  return { domain: domain === undefined ? undefined : normaliseHostname(domain), database: str(opts.database), databaseUser: str(opts.databaseUser) };
+}
 
 /** The server and user UUIDs of a body, when well-formed: what the use case must load first. */
 export function referencedIds(body: unknown): { server?: string; serverUser?: string; dnsProfile?: string } {

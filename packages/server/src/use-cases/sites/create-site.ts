@@ -5,7 +5,7 @@ import { ValidationError } from '../../domain/field-errors.js';
 import { withEngine } from '../../domain/servers/facts.js';
 import type { SitePlan } from '../../domain/sites/create-site-input.js';
 import { freeDomainLabel, freeDomainName } from '../../domain/sites/free-domain.js';
-import { referencedIds, validateCreateSite } from '../../domain/sites/validate-create-site.js';
+import { referencedIds, requestedNames, validateCreateSite } from '../../domain/sites/validate-create-site.js';
 import { loadCreateContext, lockServer, type ServerRow } from '../../storage/site-context.js';
 import { uniqueViolation } from '../../storage/unique-violation.js';
 import type { UseCaseDeps } from '../deps.js';
@@ -25,7 +25,7 @@ export async function createSite(deps: UseCaseDeps, actor: Actor, body: unknown)
   try {
     const result = await deps.db.transaction().execute(async (trx) => {
       const server = ids.server ? await lockServer(trx, deps.dialect, ids.server, actor) : null;
-      const ctx = await loadCreateContext(trx, server, ids, actor);
+      const ctx = await loadCreateContext(trx, server, ids, actor, requestedNames(body));
       const plan = validateCreateSite(body, ctx);
       const now = deps.clock.now().toISOString();
       const site = materialise(plan, server as ServerRow, deps.freeDomainBase, ctx.taken.ports);
