@@ -1,6 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { Clock } from '../app/clock.js';
+import { ValidationError } from '../domain/field-errors.js';
 import type { IdempotencyStore } from '../storage/idempotency-store.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
 import { type Authenticate, authenticateRequest } from './auth.js';
@@ -9,6 +10,7 @@ import { installErrorHandler } from './error-handler.js';
 import { registerFormats } from './formats.js';
 import { applyIdempotency, installIdempotencyRecorder } from './idempotency.js';
 import { MalformedJson } from './malformed-json.js';
+import { nulCharacterErrors } from './nul-characters.js';
 import { buildOpenApi } from './openapi.js';
 import type { RouteDef } from './route.js';
 import { apiRoutes } from './routes/index.js';
@@ -43,11 +45,14 @@ export function buildHttp(deps: HttpDeps): { app: FastifyInstance; openapi: Retu
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
     // An empty body is allowed (DELETE without deleteDatabase); anything else must be JSON.
     if (body === '' || body === undefined) return done(null, undefined);
+    let parsed: unknown;
     try {
-      done(null, JSON.parse(body as string));
+      parsed = JSON.parse(body as string);
     } catch {
-      done(new MalformedJson(), undefined);
+      return done(new MalformedJson(), undefined);
     }
+    const nul = nulCharacterErrors(parsed);
+    done(nul.length ? new ValidationError(nul) : null, parsed);
   });
   installErrorHandler(app);
   installIdempotencyRecorder(app, deps.idempotency);

@@ -24,6 +24,12 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   upstream_rate_limited: 429,
   upstream_not_found: 404,
   upstream_error: 502,
+  // A 4xx: the client must replace the profile's token; 401 would blame the Siteplane token.
+  provider_auth_failed: 424,
+  provider_rate_limited: 429,
+  provider_unreachable: 503,
+  provider_error: 502,
+  repository_not_found: 404,
 };
 
 export function problem(req: FastifyRequest, code: ErrorCode, detail?: string, errors?: FieldError[]): Problem {

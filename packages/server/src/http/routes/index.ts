@@ -7,6 +7,7 @@ import { createSiteRoute } from './sites/create-site.route.js';
 import { deleteSiteRoute } from './sites/delete-site.route.js';
 import { getSiteRoute } from './sites/get-site.route.js';
 import { listSitesRoute } from './sites/list-sites.route.js';
+import { retrySslRoute } from './sites/ssl-retry.route.js';
 import { vcProfileRoutes } from './vc-profiles/vc-profile.routes.js';
 
 /** Every authenticated endpoint of the service. */
@@ -16,6 +17,7 @@ export function apiRoutes(deps: UseCaseDeps): RouteDef[] {
     getSiteRoute(deps),
     createSiteRoute(deps),
     deleteSiteRoute(deps),
+    retrySslRoute(deps),
     getOperationRoute(deps),
     ...serverRoutes(deps),
     ...dnsProfileRoutes(deps),

@@ -26,7 +26,9 @@ function pm2Expected(): string | null {
   } catch {
     return null;
   }
-  return execFileSync('pm2', ['-v'], { encoding: 'utf8' }).trim();
+  // The first `pm2 -v` of a machine prints a banner before the version: keep the last line.
+  const out = execFileSync('pm2', ['-v'], { encoding: 'utf8' }).trim();
+  return /(\d+\.\d+\.\d+)$/.exec(out)?.[1] ?? out;
 }
 
 // What this machine kind has (scripts/test-env/setup.sh + the preinstalled databases).

@@ -1,4 +1,4 @@
-import type { Static } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { CreateVcProfileBody, listOf, RepositoryDetailSchema, RepositorySchema, VcProfileSchema } from '@siteplane/contract';
 import type { UseCaseDeps } from '../../../use-cases/deps.js';
 import {
@@ -8,8 +8,11 @@ import {
   listVcProfiles,
   vcProfileRecord,
 } from '../../../use-cases/vc-profiles/manage-vc-profiles.js';
+import { parseRepoPageQuery } from '../../../use-cases/vc-profiles/repo-paging.js';
 import { getRepository, listRepositories } from '../../../use-cases/vc-profiles/repositories.js';
+import { QueryError } from '../../query-error.js';
 import type { RouteDef } from '../../route.js';
+import { setNextLink } from '../link-header.js';
 import { paged } from '../paged.js';
 
 const id = (req: { params: unknown }) => (req.params as { profile: string }).profile;
@@ -42,7 +45,13 @@ export const vcProfileRoutes = (deps: UseCaseDeps): RouteDef[] => [
     tag: 'Version control',
     auth: 'write',
     body: CreateVcProfileBody,
-    responses: { 201: { description: 'The profile (without token)', schema: VcProfileSchema } },
+    responses: {
+      201: { description: 'The profile (without token)', schema: VcProfileSchema },
+      422: { description: 'validation_failed: every violated rule, including a token or remote the provider refused' },
+      429: PROVIDER_FAILURES[429],
+      502: PROVIDER_FAILURES[502],
+      503: PROVIDER_FAILURES[503],
+    },
     async handler(req, reply, actor) {
       reply.status(201);
       return createVcProfile(deps, actor, req.body as Static<typeof CreateVcProfileBody>);
@@ -68,8 +77,20 @@ export const vcProfileRoutes = (deps: UseCaseDeps): RouteDef[] => [
     tag: 'Version control',
     auth: 'read',
     params: { profile: 'Profile UUID' },
-    responses: { 200: { description: 'Every repository, named <owner>/<repo>', schema: listOf(RepositorySchema) } },
-    handler: (req, reply, actor) => paged(req, reply, (page) => listRepositories(deps, actor, id(req), page)),
+    query: PAGE_QUERY,
+    responses: {
+      200: {
+        description: 'Every repository, named <owner>/<repo>, ordered by name, cursor-paged',
+        schema: listOf(RepositorySchema),
+      },
+      ...PROVIDER_FAILURES,
+    },
+    async handler(req, reply, actor) {
+      const page = QueryError.wrap(() => parseRepoPageQuery(req.query as { limit?: string; cursor?: string }));
+      const list = await listRepositories(deps, actor, id(req), page);
+      setNextLink(req, reply, list.meta.next_cursor);
+      return list;
+    },
   },
   {
     method: 'GET',
@@ -78,8 +99,30 @@ export const vcProfileRoutes = (deps: UseCaseDeps): RouteDef[] => [
     tag: 'Version control',
     auth: 'read',
     params: { profile: 'Profile UUID', '*': 'Repository name, URL-encoded (%2F) or with a literal /' },
-    responses: { 200: { description: 'The repository', schema: RepositoryDetailSchema } },
+    responses: {
+      200: { description: 'The repository', schema: RepositoryDetailSchema },
+      404: { description: 'No such profile (not_found) or repository (repository_not_found)' },
+      ...PROVIDER_FAILURES,
+    },
+    // The router has already percent-decoded the name once; decoding again would turn `%252F`
+    // into a slash and throw on a lone `%`. A trailing slash (`acme/api/`) names the same repository.
     handler: (req, _reply, actor) =>
-      getRepository(deps, actor, id(req), decodeURIComponent((req.params as Record<string, string>)['*'] ?? '')),
+      getRepository(deps, actor, id(req), ((req.params as Record<string, string>)['*'] ?? '').replace(/\/+$/, '')),
   },
 ];
+
+const PAGE_QUERY = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+  cursor: Type.Optional(Type.String({ description: 'meta.next_cursor of the previous page' })),
+});
+
+/** How a provider's failure answers (use-cases/vc-profiles/vcs-errors.ts); each a problem+json. */
+const PROVIDER_FAILURES = {
+  424: { description: "provider_auth_failed: the provider rejected the profile's token; replace the profile" },
+  429: {
+    description: 'provider_rate_limited: the provider rate-limited the profile',
+    headers: { 'Retry-After': "Seconds until the provider's limit resets" },
+  },
+  502: { description: 'provider_error: the provider failed or answered with something unreadable' },
+  503: { description: 'provider_unreachable: the provider could not be reached or did not answer in time' },
+};
