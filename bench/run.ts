@@ -12,8 +12,8 @@ const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
 const SERVERS = Number(process.env.BENCH_SERVERS ?? 50);
 const SITES_PER_SERVER = 20;
-const SERVICE_PORT = 18_480;
-const RAW_PORT = 18_481;
+const SERVICE_PORT = Number(process.env.BENCH_PORT ?? 18_480);
+const RAW_PORT = SERVICE_PORT + 1;
 const base = `http://127.0.0.1:${SERVICE_PORT}`;
 const dataDir = mkdtempSync(join(tmpdir(), 'siteplane-bench-'));
 const env = {
@@ -26,9 +26,15 @@ const env = {
 };
 const children: ChildProcess[] = [];
 
+// node --import tsx runs the CLI in one process, so its PID is the one to stop.
+const CLI = ['--import', 'tsx', 'packages/cli/src/main.ts'];
 function cli(args: string[]): string {
-  return execFileSync('npx', ['tsx', 'packages/cli/src/main.ts', ...args], { env, encoding: 'utf8' }).trim();
+  return execFileSync(process.execPath, [...CLI, ...args], { env, encoding: 'utf8' }).trim();
 }
+process.once('SIGTERM', () => {
+  for (const child of children) if (child.pid) process.kill(child.pid, 'SIGTERM');
+  process.exit(143);
+});
 
 async function waitFor(url: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
@@ -65,7 +71,7 @@ function run(title: string, opts: autocannon.Options): Promise<autocannon.Result
 
 try {
   const token = cli(['token', 'create', '--name', 'bench']);
-  const service = spawn('npx', ['tsx', 'packages/cli/src/main.ts', 'serve'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const service = spawn(process.execPath, [...CLI, 'serve'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   children.push(service);
   await waitFor(`${base}/api/v1/health`);
 
