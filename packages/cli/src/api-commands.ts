@@ -7,8 +7,9 @@ function client(): SiteplaneClient {
   return new SiteplaneClient({ baseUrl: process.env.SITEPLANE_URL ?? 'http://127.0.0.1:8080', token });
 }
 
+/** JSON of the answer; nothing for an empty one (a 204 of a delete), rather than the word `undefined`. */
 const print = (value: unknown): void => {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  if (value !== undefined) process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 };
 
 /** Commands over the API through the SDK (SITEPLANE_URL, SITEPLANE_TOKEN). Output is JSON. */
@@ -61,11 +62,17 @@ export function apiCommands(program: Command): void {
   vc.command('list').action(async () => print(await client().listVcProfiles()));
   vc.command('get <profile>').action(async (p: string) => print(await client().getVcProfile(p)));
   vc.command('add <provider> <name>')
-    .option('--token <token>')
-    .option('--base-url <url>')
+    .description('Add a github, gitlab, bitbucket, gitea or git profile; the token is checked against the provider')
+    .option('--token <token>', 'provider token (visible in the process list; prefer --token-stdin)')
+    .option('--token-stdin', 'read the token from standard input')
+    .option('--base-url <url>', 'self-hosted provider (GitHub Enterprise, GitLab, Gitea/Forgejo)')
     .option('--repo <url...>', 'git provider: remote URLs')
-    .action(async (provider: string, name: string, o: { token?: string; baseUrl?: string; repo?: string[] }) =>
-      print(await client().createVcProfile({ provider, name, token: o.token, baseUrl: o.baseUrl, repositories: o.repo })),
+    .action(
+      async (provider: string, name: string, o: { token?: string; tokenStdin?: boolean; baseUrl?: string; repo?: string[] }) => {
+        if (o.token !== undefined && o.tokenStdin) throw new Error('Give --token or --token-stdin, not both');
+        const token = o.tokenStdin ? await readStdin() : o.token;
+        print(await client().createVcProfile({ provider, name, token, baseUrl: o.baseUrl, repositories: o.repo }));
+      },
     );
   vc.command('remove <profile>').action(async (p: string) => print(await client().deleteVcProfile(p)));
   vc.command('repos <profile>').action(async (p: string) => print(await client().listRepositories(p)));
@@ -80,6 +87,15 @@ export function apiCommands(program: Command): void {
     );
   dns.command('verify <profile>').action(async (p: string) => print(await client().verifyDnsProfile(p)));
   dns.command('remove <profile>').action(async (p: string) => print(await client().deleteDnsProfile(p)));
+}
+
+/** All of standard input, without the trailing newline `echo` or a file adds. */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 /** Prints steps and log lines of an operation until it ends. */

@@ -1,5 +1,3 @@
-import { buildService } from '@siteplane/server/app';
-import { loadConfig } from '@siteplane/server/config';
 import type { Command } from 'commander';
 
 /** `siteplane serve`: API and worker in one process. */
@@ -8,6 +6,9 @@ export function serveCommand(program: Command): void {
     .command('serve')
     .description('Run the API and the worker (HOST, PORT, SITEPLANE_DATA_DIR, DATABASE_URL …)')
     .action(async () => {
+      // Loaded here, not at the top: the API commands (`vc`, `sites` …) need none of the server.
+      const { buildService } = await import('@siteplane/server/app');
+      const { loadConfig } = await import('@siteplane/server/config');
       const config = loadConfig();
       const service = await buildService(config);
       const address = await service.app.listen({ host: config.host, port: config.port });

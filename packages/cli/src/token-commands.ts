@@ -1,9 +1,13 @@
-import { loadConfig, sqliteFile } from '@siteplane/server/config';
-import { openStorage } from '@siteplane/server/storage';
-import { createToken, listTokens, revokeToken } from '@siteplane/server/tokens';
+import type { openStorage } from '@siteplane/server/storage';
 import type { Command } from 'commander';
 
-async function withDb<T>(fn: (db: Awaited<ReturnType<typeof openStorage>>['db']) => Promise<T>): Promise<T> {
+type Db = Awaited<ReturnType<typeof openStorage>>['db'];
+/** The server's storage and token code, loaded on use: the API commands start without them. */
+const tokens = () => import('@siteplane/server/tokens');
+
+async function withDb<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+  const { loadConfig, sqliteFile } = await import('@siteplane/server/config');
+  const { openStorage } = await import('@siteplane/server/storage');
   const config = loadConfig();
   const storage = await openStorage({ databaseUrl: config.databaseUrl, sqliteFile: sqliteFile(config) });
   try {
@@ -25,8 +29,8 @@ export function tokenCommands(program: Command): void {
     .description('Create a token and print it (only the token; it is shown once)')
     .action(async (o: { name: string; scope: string; team?: string; account: string }) => {
       if (o.scope !== 'read' && o.scope !== 'write') throw new Error('--scope must be read or write');
-      const created = await withDb((db) =>
-        createToken(db, { name: o.name, scope: o.scope as 'read' | 'write', team: o.team, account: o.account }),
+      const created = await withDb(async (db) =>
+        (await tokens()).createToken(db, { name: o.name, scope: o.scope as 'read' | 'write', team: o.team, account: o.account }),
       );
       process.stdout.write(`${created.token}\n`);
     });
@@ -34,14 +38,14 @@ export function tokenCommands(program: Command): void {
     .command('list')
     .description('List tokens (never their secret)')
     .action(async () => {
-      const rows = await withDb((db) => listTokens(db));
+      const rows = await withDb(async (db) => (await tokens()).listTokens(db));
       process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     });
   token
     .command('revoke <uuidOrName>')
     .description('Revoke a token by uuid or name')
     .action(async (which: string) => {
-      const n = await withDb((db) => revokeToken(db, which));
+      const n = await withDb(async (db) => (await tokens()).revokeToken(db, which));
       if (n === 0) throw new Error('no such active token');
       process.stdout.write(`revoked ${n}\n`);
     });

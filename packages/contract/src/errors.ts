@@ -22,6 +22,12 @@ export const ERROR_CODES = {
   upstream_rate_limited: 'A provider rate-limited the request.',
   upstream_not_found: 'A provider does not know the record.',
   upstream_error: 'A provider answered with an error.',
+  // version-control profiles (spec §4.2): each way a provider can fail keeps its own code
+  provider_auth_failed: "The version-control provider rejected the profile's credentials.",
+  provider_rate_limited: 'The version-control provider rate-limited the profile; retry after Retry-After seconds.',
+  provider_unreachable: 'The version-control provider could not be reached.',
+  provider_error: 'The version-control provider answered with an error or an unreadable answer.',
+  repository_not_found: 'The version-control provider has no such repository for this profile.',
 } as const;
 export type ErrorCode = keyof typeof ERROR_CODES;
 
@@ -57,6 +63,11 @@ export const FIELD_CODES = [
   'not_applicable',
   'must_equal',
   'invalid_characters',
+  'name_taken',
+  'duplicate',
+  'insecure_url',
+  'provider_auth_failed',
+  'repository_not_found',
 ] as const;
 export type FieldCode = (typeof FIELD_CODES)[number];
 

@@ -79,8 +79,10 @@ export function classifyGitFailure(stderr: string, remote: GitRemote): VcsError 
     300,
   );
   const where = `git ls-remote ${quote(remote.display, remote.secrets)} failed: ${said || 'no message'}`;
+  // An ssh host key this server does not know is refused like a credential (BatchMode cannot ask):
+  // the fix is the operator's, adding the key to known_hosts, not a retry.
   if (
-    /Authentication failed|could not read (Username|Password)|terminal prompts disabled|Permission denied \(|returned error: 40[13]|Access denied/i.test(
+    /Authentication failed|could not read (Username|Password)|terminal prompts disabled|Permission denied \(|returned error: 40[13]|Access denied|Host key verification failed/i.test(
       stderr,
     )
   ) {

@@ -14,6 +14,7 @@ import {
   type VcsProfileConfig,
   type VcsProvider,
   type VcsProviderOptions,
+  VcsRemotesError,
 } from './provider.js';
 import { stripUrlCredentials } from './redact.js';
 
@@ -40,9 +41,22 @@ export class GitProvider implements VcsProvider {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
   }
 
-  /** No account behind plain git; checks instead that every remote answers now. */
+  /**
+   * No account behind plain git; checks instead that every remote answers now. Every remote is
+   * asked, and each failure names its remote's index, so a profile with two bad URLs hears of both.
+   */
   async whoami(): Promise<{ account: string | null }> {
-    await eachLimited(this.remotes, (remote) => this.refs(remote, true));
+    const outcomes = await eachLimited(
+      this.remotes.map((remote, index) => ({ remote, index })),
+      ({ remote, index }) =>
+        this.refs(remote, true).then(
+          () => null,
+          (error: unknown) => atRemote(error, index),
+        ),
+    );
+    const failures = outcomes.filter((outcome): outcome is VcsError => outcome !== null);
+    if (failures.length === 1) throw failures[0];
+    if (failures.length > 1) throw new VcsRemotesError(failures);
     return { account: null };
   }
 
@@ -73,6 +87,12 @@ export class GitProvider implements VcsProvider {
     this.inFlight.set(remote.url, run);
     return run;
   }
+}
+
+/** The failure of remote `index`, as a VcsError that says which remote it was. */
+function atRemote(error: unknown, index: number): VcsError {
+  if (error instanceof VcsError) return new VcsError(error.kind, error.message, error.retryAfterSeconds, index);
+  return new VcsError('provider_error', error instanceof Error ? error.message : String(error), undefined, index);
 }
 
 function summary(remote: GitRemote, refs: LsRemoteResult): RepositorySummary {

@@ -61,8 +61,24 @@ export class VcsError extends Error {
     message: string,
     /** Seconds until the provider's rate limit resets, when known. */
     readonly retryAfterSeconds?: number,
+    /** For `git` profiles: the index in `repositories` of the remote that failed, so a 422 can name it. */
+    readonly remoteIndex?: number,
   ) {
     super(message);
     this.name = 'VcsError';
+  }
+}
+
+/**
+ * Several remotes of a `git` profile failed their check at once. Each failure keeps its own kind
+ * and index, so profile creation reports every bad remote in one answer; the aggregate's kind is
+ * the first failure's.
+ */
+export class VcsRemotesError extends VcsError {
+  constructor(readonly failures: readonly VcsError[]) {
+    const first = failures[0];
+    if (!first) throw new Error('VcsRemotesError needs at least one failure');
+    super(first.kind, failures.map((failure) => failure.message).join('; '), first.retryAfterSeconds, first.remoteIndex);
+    this.name = 'VcsRemotesError';
   }
 }

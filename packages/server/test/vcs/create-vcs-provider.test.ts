@@ -47,4 +47,21 @@ describe('VcsProviderPool', () => {
     pool.forget('p1');
     expect(pool.get('p1', config({ token: 'new-t0ken-value' }))).not.toBe(rotated);
   });
+
+  it('holds at most maxProfiles providers, dropping the least recently used', () => {
+    const pool = new VcsProviderPool({}, { maxProfiles: 2 });
+    const a = pool.get('a', config({}));
+    const firstB = pool.get('b', config({}));
+    expect(pool.get('a', config({}))).toBe(a); // a is now the most recently used
+    pool.get('c', config({})); // evicts b
+    expect(pool.size).toBe(2);
+    expect(pool.get('a', config({}))).toBe(a);
+    const b = pool.get('b', config({}));
+    expect(b).not.toBe(firstB); // rebuilt: it had been dropped
+    expect(pool.get('b', config({}))).toBe(b);
+    expect(pool.size).toBe(2);
+    // Repeated failed creations (a new id each) cannot grow it.
+    for (let i = 0; i < 50; i++) pool.get(`attempt-${i}`, config({ token: `t0ken-${i}` }));
+    expect(pool.size).toBe(2);
+  });
 });

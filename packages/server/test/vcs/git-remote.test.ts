@@ -59,7 +59,8 @@ describe('git ls-remote output and failures', () => {
       ["fatal: unable to access 'https://u:topsecret@git.example.com/': Could not resolve host: git.example.com", 'unreachable'],
       ['ssh: connect to host git.example.com port 22: Connection timed out', 'unreachable'],
       ["remote: Repository not found.\nfatal: repository 'https://git.example.com/acme/api.git/' not found", 'not_found'],
-      ['Host key verification failed.', 'provider_error'],
+      // Refused like a credential: the operator adds the key to known_hosts; retrying cannot help.
+      ['Host key verification failed.', 'auth_failed'],
     ];
     for (const [stderr, kind] of cases) {
       const error = classifyGitFailure(stderr, remote);

@@ -10,7 +10,8 @@ import type { VcsProfileConfig, VcsProviderName } from '../../vcs/provider.js';
 import type { UseCaseDeps } from '../deps.js';
 import { type PageRequest, toPage } from '../pagination.js';
 import { teamFor } from '../team-of.js';
-import { vcsDomainError } from './vcs-errors.js';
+import { checkVcProfileBody } from './validate-vc-profile.js';
+import { creationError } from './vcs-errors.js';
 
 export const vcProfileRecord = (r: Database['vc_profiles']) => ({
   uuid: r.uuid,
@@ -22,43 +23,46 @@ export const vcProfileRecord = (r: Database['vc_profiles']) => ({
   created_at: r.created_at,
 });
 
-/** POST /api/v1/vc-profiles: the token is checked against the provider, then stored encrypted. */
+/**
+ * POST /api/v1/vc-profiles: the body's rules first (nothing is sent to a provider for a body that
+ * cannot work), then the credentials are checked against the provider, then stored encrypted. The
+ * token is never part of an answer or a message.
+ */
 export async function createVcProfile(deps: UseCaseDeps, actor: Actor, body: Static<typeof CreateVcProfileBody>) {
-  const provider = body.provider as VcsProviderName;
-  if (provider === 'git') {
-    if (!body.repositories?.length)
-      throw new ValidationError([{ field: 'repositories', code: 'required', message: 'A git profile lists its remote URLs.' }]);
-    if (body.token)
-      throw new ValidationError([
-        { field: 'token', code: 'not_allowed', message: 'Put credentials in the remote URLs of a git profile.' },
-      ]);
-  } else {
-    if (body.repositories)
-      throw new ValidationError([{ field: 'repositories', code: 'not_allowed', message: 'Only git profiles list remotes.' }]);
-    if (!body.token)
-      throw new ValidationError([{ field: 'token', code: 'required', message: `A ${provider} profile needs a token.` }]);
-  }
-  const config: VcsProfileConfig = {
-    provider,
-    baseUrl: body.baseUrl ?? null,
-    token: body.token ?? null,
-    repositories: body.repositories ?? [],
-  };
+  const { config, errors } = checkVcProfileBody(body);
+  const team = await teamFor(deps, actor, body.team).catch((error: unknown) => {
+    if (!(error instanceof ValidationError)) throw error;
+    errors.push(...error.errors); // reported with the body's other violations
+    return null;
+  });
+  // Unique per team so `siteplane vc` users can tell profiles apart. Checked, not indexed: two
+  // simultaneous creations with one name can both pass (a unique index needs a migration).
+  const taken =
+    team !== null &&
+    (await deps.db
+      .selectFrom('vc_profiles')
+      .select('uuid')
+      .where('team_uuid', '=', team)
+      .where('name', '=', body.name)
+      .executeTakeFirst());
+  if (taken) errors.push({ field: 'name', code: 'name_taken', message: 'This team already has a profile with this name.' });
+  if (errors.length > 0 || team === null) throw new ValidationError(errors);
+
   const uuid = randomUUID();
   let account: string | null;
   try {
     account = (await deps.integrations.vcsProvider(uuid, config).whoami()).account;
   } catch (error) {
-    throw vcsDomainError(error);
+    throw creationError(error, config.provider, config.baseUrl !== null);
   }
   const row = {
     uuid,
-    team_uuid: await teamFor(deps, actor, body.team),
-    provider,
+    team_uuid: team,
+    provider: config.provider,
     name: body.name,
     base_url: config.baseUrl,
-    token_enc: body.token ? deps.secrets.seal(body.token) : null,
-    repositories_enc: body.repositories ? deps.secrets.sealJson(body.repositories) : null,
+    token_enc: config.token ? deps.secrets.seal(config.token) : null,
+    repositories_enc: config.provider === 'git' ? deps.secrets.sealJson(config.repositories) : null,
     account_login: account,
     created_at: deps.clock.now().toISOString(),
   };
