@@ -10,6 +10,7 @@ import { installErrorHandler } from './error-handler.js';
 import { registerFormats } from './formats.js';
 import { applyIdempotency, installIdempotencyRecorder } from './idempotency.js';
 import { MalformedJson } from './malformed-json.js';
+import { sendProblem } from './problem.js';
 import { nulCharacterErrors } from './nul-characters.js';
 import { buildOpenApi } from './openapi.js';
 import type { RouteDef } from './route.js';
@@ -39,6 +40,10 @@ export function buildHttp(deps: HttpDeps): { app: FastifyInstance; openapi: Retu
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => `req_${Date.now().toString(36)}${(n++).toString(36)}`,
     routerOptions: { ignoreTrailingSlash: true },
+    // Errors raised before routing (a URL whose %-encoding is broken) get problem+json too.
+    frameworkErrors: (error, req, reply) => {
+      void sendProblem(req, reply, 'invalid_query', `The request URL is malformed: ${error.message}`);
+    },
   });
   // JSON only: any other body type is a 415.
   app.removeAllContentTypeParsers();

@@ -112,6 +112,9 @@ describe(`authentication, tenancy and error shape on ${TEST_DB} (spec §5, §7)`
     const nul = await s.app.inject({ method: 'POST', url: '/api/v1/sites', headers: { ...auth, 'content-type': 'application/json' }, payload: '{"options":{"database":"a\\u0000b"}}' });
     expect(nul.statusCode).toBe(422);
     expect(nul.json().errors).toEqual([expect.objectContaining({ field: 'options.database', code: 'invalid_characters' })]);
+    const badUrl = await s.app.inject({ method: 'GET', url: '/api/v1/sites/%E0%A4%A', headers: auth });
+    expect(badUrl.statusCode).toBe(400);
+    expect(badUrl.headers['content-type']).toContain('application/problem+json');
     const none = await s.app.inject({ method: 'GET', url: '/api/v1/nothing', headers: auth });
     expect(none.statusCode).toBe(404);
     expect(none.headers['content-type']).toContain('application/problem+json');
