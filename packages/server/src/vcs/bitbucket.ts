@@ -5,8 +5,7 @@
  * workspace: `GET /user/workspaces`, then `GET /repositories/{workspace}` for each. Pages end when
  * the JSON body has no `next`.
  */
-import { HttpCache } from './http-cache.js';
-import { JsonClient, type JsonPage } from './json-client.js';
+import { type JsonClient, type JsonPage, providerClient } from './json-client.js';
 import { asArray, asObject, flag, requiredText, text } from './json-shape.js';
 import type {
   Branch,
@@ -45,15 +44,11 @@ export class BitbucketProvider implements VcsProvider {
     const headers: Record<string, string> = { Accept: 'application/json' };
     const auth = config.token ? bitbucketAuth(config.token) : null;
     if (auth) headers.Authorization = auth.header;
-    this.client = new JsonClient({
+    this.client = providerClient(options, {
       provider: NAME,
       baseUrl: bitbucketApiBase(config.baseUrl),
       headers,
       secrets: auth?.secrets ?? [],
-      fetch: options.fetch,
-      now: options.now,
-      timeoutMs: options.timeoutMs,
-      cache: new HttpCache({ now: options.now, ttlMs: options.cacheTtlMs }),
     });
   }
 

@@ -5,8 +5,7 @@
  * the servers' default MAX_RESPONSE_ITEMS. Their JSON API sends no ETag, so only the time-bounded
  * cache saves requests here.
  */
-import { HttpCache } from './http-cache.js';
-import { JsonClient, type JsonPage } from './json-client.js';
+import { type JsonClient, type JsonPage, providerClient } from './json-client.js';
 import { asArray, asObject, flag, requiredText, text } from './json-shape.js';
 import { linkRel } from './link-header.js';
 import type {
@@ -33,15 +32,11 @@ export class GiteaProvider implements VcsProvider {
   constructor(config: VcsProfileConfig, options: VcsProviderOptions = {}) {
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (config.token) headers.Authorization = `token ${config.token}`;
-    this.client = new JsonClient({
+    this.client = providerClient(options, {
       provider: NAME,
       baseUrl: giteaApiBase(config.baseUrl),
       headers,
       secrets: config.token ? [config.token] : [],
-      fetch: options.fetch,
-      now: options.now,
-      timeoutMs: options.timeoutMs,
-      cache: new HttpCache({ now: options.now, ttlMs: options.cacheTtlMs }),
     });
   }
 

@@ -3,8 +3,7 @@
  * (owned, collaborator and organisation repositories), `GET /repos/{owner}/{repo}` and
  * `GET /repos/{owner}/{repo}/branches`, 100 per page, pages followed through the `Link` header.
  */
-import { HttpCache } from './http-cache.js';
-import { JsonClient, type JsonPage } from './json-client.js';
+import { type JsonClient, type JsonPage, providerClient } from './json-client.js';
 import { asArray, asObject, flag, requiredText, text } from './json-shape.js';
 import { linkRel } from './link-header.js';
 import type {
@@ -39,15 +38,11 @@ export class GitHubProvider implements VcsProvider {
       'User-Agent': 'Siteplane', // GitHub refuses requests without one
     };
     if (config.token) headers.Authorization = `Bearer ${config.token}`;
-    this.client = new JsonClient({
+    this.client = providerClient(options, {
       provider: NAME,
       baseUrl: githubApiBase(config.baseUrl),
       headers,
       secrets: config.token ? [config.token] : [],
-      fetch: options.fetch,
-      now: options.now,
-      timeoutMs: options.timeoutMs,
-      cache: new HttpCache({ now: options.now, ttlMs: options.cacheTtlMs }),
     });
   }
 

@@ -5,8 +5,7 @@
  * full paths (`group/sub/project`). A project is addressed by its URL-encoded path
  * (`/projects/group%2Fsub%2Fproject`). Pages: the `Link` header's next, else `X-Next-Page`.
  */
-import { HttpCache } from './http-cache.js';
-import { JsonClient, type JsonPage } from './json-client.js';
+import { type JsonClient, type JsonPage, providerClient } from './json-client.js';
 import { asArray, asObject, requiredText, text } from './json-shape.js';
 import { linkRel } from './link-header.js';
 import type {
@@ -34,15 +33,11 @@ export class GitLabProvider implements VcsProvider {
   constructor(config: VcsProfileConfig, options: VcsProviderOptions = {}) {
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (config.token) headers['PRIVATE-TOKEN'] = config.token;
-    this.client = new JsonClient({
+    this.client = providerClient(options, {
       provider: NAME,
       baseUrl: gitlabApiBase(config.baseUrl),
       headers,
       secrets: config.token ? [config.token] : [],
-      fetch: options.fetch,
-      now: options.now,
-      timeoutMs: options.timeoutMs,
-      cache: new HttpCache({ now: options.now, ttlMs: options.cacheTtlMs }),
     });
   }
 

@@ -25,6 +25,23 @@ export interface JsonClientOptions {
   timeoutMs?: number;
 }
 
+/**
+ * The client of a hosted provider's profile: its API root, auth headers and the secrets to scrub,
+ * with the profile's options (fetch, clock, timeout) and a cache of its own.
+ */
+export function providerClient(
+  options: { fetch?: FetchLike; now?: () => number; timeoutMs?: number; cacheTtlMs?: number },
+  client: Pick<JsonClientOptions, 'provider' | 'baseUrl' | 'headers' | 'secrets'>,
+): JsonClient {
+  return new JsonClient({
+    ...client,
+    fetch: options.fetch,
+    now: options.now,
+    timeoutMs: options.timeoutMs,
+    cache: new HttpCache({ now: options.now, ttlMs: options.cacheTtlMs }),
+  });
+}
+
 export interface JsonPage extends CachedResponse {
   url: string;
 }
