@@ -11,7 +11,13 @@ set -euo pipefail
 STATE_DIR="${SITEPLANE_TEST_STATE_DIR:-/var/lib/siteplane-test}"
 SSH_DIR="$STATE_DIR/ssh"
 SSH_PORT="${SITEPLANE_TEST_SSH_PORT:-2222}"
-PACKAGES=(openssh-server openssh-client nginx php8.2-fpm php8.2-cli php8.2-mysql php8.2-pgsql git curl sudo
+# The sites suite (test/system/sites) also needs: every PHP extension ensure-php.ts installs (so no
+# test waits for apt), the database clients it logs in with, and Debian's wordpress and phpmyadmin
+# trees as offline sources (WORDPRESS_SOURCE=/usr/share/wordpress, PHPMYADMIN_SOURCE=/usr/share/phpmyadmin),
+# with the default theme that wp_install activates (a Recommends of wordpress).
+PACKAGES=(openssh-server openssh-client nginx php8.2-fpm php8.2-cli php8.2-mysql php8.2-pgsql php8.2-mbstring
+  php8.2-xml php8.2-curl php8.2-zip mariadb-client postgresql-client wordpress wordpress-theme-twentytwentythree
+  phpmyadmin git curl sudo
   coreutils util-linux procps)
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -41,6 +47,15 @@ apt_update() {
   fi
 }
 
+# phpmyadmin's maintainer scripts would create a `phpmyadmin` MariaDB user and database (dbconfig)
+# and configure apache: the tests' phpMyAdmin site creates that user itself.
+if command -v debconf-set-selections >/dev/null 2>&1; then
+  debconf-set-selections <<'SEL'
+phpmyadmin phpmyadmin/dbconfig-install boolean false
+phpmyadmin phpmyadmin/reconfigure-webserver multiselect
+SEL
+fi
+
 if [ "${#missing[@]}" -gt 0 ]; then
   : >"$APT_LOG"
   updated=0
@@ -68,6 +83,18 @@ if [ "${#missing[@]}" -gt 0 ]; then
     fi
   fi
   echo "installed: ${missing[*]}"
+fi
+
+# --- PM2 -----------------------------------------------------------------------------------------
+# Node sites run under PM2 (ensure-pm2.ts would install it with npm during the first Node site;
+# installed here so the suite does not wait for the registry).
+if ! command -v pm2 >/dev/null 2>&1; then
+  npm install --global --no-audit --no-fund --loglevel=error pm2@7 >>"$APT_LOG" 2>&1 || {
+    echo "npm install -g pm2 failed; see $APT_LOG" >&2
+    tail -n 20 "$APT_LOG" >&2
+    exit 1
+  }
+  echo "installed: pm2 (npm, global)"
 fi
 
 # --- users ----------------------------------------------------------------------------------------
@@ -121,6 +148,10 @@ UsePAM no
 PrintMotd no
 X11Forwarding no
 Subsystem sftp internal-sftp
+# bash sources ~/.bashrc for a command sshd runs only as a top-level shell (SHLVL unset). This
+# machine's root .bashrc runs pyenv init (1-3 s per command), a stock server's does not:
+# SHLVL=1 keeps every command's cost stock-like.
+SetEnv SHLVL=1
 EOF
 # sshd's privilege-separation directory; /run is empty on a fresh container.
 mkdir -p /run/sshd

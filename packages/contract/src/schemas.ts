@@ -96,8 +96,23 @@ export const SiteRecordSchema = T.Object({
     provider: T.Union([T.String(), T.Null()]),
     wildcard: T.Boolean(),
     include_www: T.Boolean(),
-    status: T.String(),
+    status: T.String({ description: 'none (ssl false), pending, issuing, active or failed' }),
     expires_at: T.Union([T.String(), T.Null()]),
+    error: T.Optional(
+      T.Union([
+        T.Object({
+          code: T.String({
+            description:
+              'dns_not_pointing, challenge_failed, rate_limited, ca_unreachable, account_failed, dns_provider_failed or deploy_failed',
+          }),
+          message: T.String(),
+          operation: T.String({ description: 'The operation whose log has the details' }),
+          at: T.String(),
+          retry_after_seconds: T.Optional(T.Integer()),
+        }),
+        T.Null(),
+      ]),
+    ),
   }),
   supports_livewire: T.Boolean(),
   options: T.Record(T.String(), T.Unknown()),

@@ -7,6 +7,7 @@ import { loadSecretKey, SecretBox } from '../crypto/secret-box.js';
 import { cachedAuthenticator } from '../http/auth.js';
 import { buildHttp } from '../http/build-http.js';
 import { JobQueue } from '../jobs/queue.js';
+import { RenewalScheduler } from '../jobs/renewal-scheduler.js';
 import { ServerLocks } from '../jobs/server-locks.js';
 import { runSiteJob, type SiteJobDeps } from '../jobs/site-job.js';
 import { Worker } from '../jobs/worker.js';
@@ -18,6 +19,8 @@ import { actorForToken } from '../storage/tokens.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
 import type { Integrations } from '../use-cases/integrations.js';
 import { SiteListCache } from '../use-cases/sites/site-list-cache.js';
+import { siteTls } from '../use-cases/ssl/site-tls.js';
+import { type TlsSettings, tlsSettingsFrom } from '../use-cases/ssl/tls-settings.js';
 import { type Clock, systemClock } from './clock.js';
 import { type Config, sqliteFile } from './config.js';
 import { executorFactory } from './executors.js';
@@ -29,6 +32,8 @@ export interface Service {
   app: FastifyInstance;
   storage: Storage;
   worker: Worker | null;
+  /** Queues certificate renewals; runs in the worker process (null with SITEPLANE_WORKER=off). */
+  renewals: RenewalScheduler | null;
   useCases: UseCaseDeps;
   logger: Logger;
   openapi: unknown;
@@ -43,6 +48,9 @@ export interface ServiceOverrides {
   executorFor?: SiteJobDeps['executorFor'];
   leaseMs?: number;
   pollMs?: number;
+  /** Certificate settings on top of the configuration's (tests: shorter ACME and DNS polls). */
+  tls?: Partial<TlsSettings>;
+  renewalIntervalMs?: number;
 }
 
 export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
@@ -62,7 +70,8 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     dialect: storage.dialect,
     secrets,
     clock,
-    freeDomainBase: config.freeDomainBase,
+    // In the owned-zone mode temporary domains are `<label>.<FREE_DOMAIN_ZONE>` (no IP embedded).
+    freeDomainBase: config.freeDomainZone ?? config.freeDomainBase,
     jobEnqueued: () => worker?.wake(),
     integrations: overrides.integrations ?? realIntegrations(config),
     siteLists,
@@ -82,12 +91,34 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     locks: new ServerLocks(),
     siteChanged: (server) => siteLists.invalidate(server),
   };
+  jobDeps.extension = siteTls({
+    db: storage.db,
+    dialect: storage.dialect,
+    secrets,
+    clock,
+    settings: { ...tlsSettingsFrom(config), ...overrides.tls },
+    dnsProvider: useCases.integrations.dnsProvider,
+    siteChanged: jobDeps.siteChanged,
+  });
+  let renewals: RenewalScheduler | null = null;
   if (config.runWorker) {
     worker = new Worker(queue, (job) => runSiteJob(jobDeps, job), clock, logger, {
       concurrency: config.workerConcurrency,
-      leaseMs: overrides.leaseMs ?? 30_000,
+      leaseMs: overrides.leaseMs ?? config.jobLeaseMs,
       pollMs: overrides.pollMs ?? 1_000,
     });
+    renewals = new RenewalScheduler(
+      {
+        db: storage.db,
+        clock,
+        log: logger,
+        enqueued: (servers) => {
+          for (const server of servers) siteLists.invalidate(server);
+          worker?.wake();
+        },
+      },
+      overrides.renewalIntervalMs,
+    );
   }
   const { app, openapi } = buildHttp({
     useCases,
@@ -102,15 +133,18 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     },
   });
   worker?.start();
+  renewals?.start();
   return {
     app,
     storage,
     worker,
+    renewals,
     useCases,
     logger,
     openapi,
     async close() {
       await app.close();
+      await renewals?.stop();
       await worker?.stop();
       await storage.close();
     },

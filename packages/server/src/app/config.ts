@@ -13,6 +13,9 @@ export interface Config {
   acmeDirectoryLetsEncrypt: string;
   acmeDirectoryZeroSsl: string;
   acmeCaCerts: string | null;
+  /** ZeroSSL's external account binding (its dashboard → Developer); both or neither. */
+  zerosslEabKid: string | null;
+  zerosslEabHmacKey: string | null;
   dnsResolvers: string[];
   cloudflareApiBase: string | null;
   digitaloceanApiBase: string | null;
@@ -23,6 +26,8 @@ export interface Config {
   npmRegistry: string | null;
   logLevel: string;
   workerConcurrency: number;
+  /** How long a claimed job stays the worker's without a heartbeat; a crashed worker's job is taken over after it. */
+  jobLeaseMs: number;
   runWorker: boolean;
 }
 
@@ -71,6 +76,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const freeDomainBase = str('FREE_DOMAIN_BASE', 'sslip.io').toLowerCase();
   if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(freeDomainBase)) problems.push('FREE_DOMAIN_BASE must be a domain name');
+  // Owned-zone temporary domains (issue 4): the zone and the DNS profile that manages it go together.
+  const freeDomainZone = opt('FREE_DOMAIN_ZONE')?.toLowerCase().replace(/\.$/, '') ?? null;
+  const freeDomainDnsProfile = opt('FREE_DOMAIN_DNS_PROFILE')?.toLowerCase() ?? null;
+  if (freeDomainZone && !/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(freeDomainZone))
+    problems.push('FREE_DOMAIN_ZONE must be a domain name');
+  if (freeDomainDnsProfile && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(freeDomainDnsProfile)) {
+    problems.push('FREE_DOMAIN_DNS_PROFILE must be the UUID of a DNS profile');
+  }
+  if (!freeDomainZone !== !freeDomainDnsProfile) {
+    problems.push(
+      'FREE_DOMAIN_ZONE and FREE_DOMAIN_DNS_PROFILE go together: set both (owned zone) or neither (FREE_DOMAIN_BASE)',
+    );
+  }
+  const zerosslEabKid = opt('ZEROSSL_EAB_KID');
+  const zerosslEabHmacKey = opt('ZEROSSL_EAB_HMAC_KEY');
+  if (!zerosslEabKid !== !zerosslEabHmacKey)
+    problems.push('ZEROSSL_EAB_KID and ZEROSSL_EAB_HMAC_KEY go together: set both or neither');
 
   const config: Config = {
     host: str('HOST', '127.0.0.1'),
@@ -79,11 +101,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl,
     secretKey,
     freeDomainBase,
-    freeDomainZone: opt('FREE_DOMAIN_ZONE'),
-    freeDomainDnsProfile: opt('FREE_DOMAIN_DNS_PROFILE'),
+    freeDomainZone,
+    freeDomainDnsProfile,
     acmeDirectoryLetsEncrypt: url('ACME_DIRECTORY_LETSENCRYPT') ?? 'https://acme-v02.api.letsencrypt.org/directory',
     acmeDirectoryZeroSsl: url('ACME_DIRECTORY_ZEROSSL') ?? 'https://acme.zerossl.com/v2/DV90',
     acmeCaCerts: opt('ACME_CA_CERTS'),
+    zerosslEabKid,
+    zerosslEabHmacKey,
     dnsResolvers: resolvers,
     cloudflareApiBase: url('CLOUDFLARE_API_BASE'),
     digitaloceanApiBase: url('DIGITALOCEAN_API_BASE'),
@@ -97,6 +121,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     npmRegistry: url('NPM_REGISTRY'),
     logLevel: str('LOG_LEVEL', 'info'),
     workerConcurrency: int('WORKER_CONCURRENCY', 4, 1, 64),
+    jobLeaseMs: int('SITEPLANE_JOB_LEASE_MS', 30_000, 1_000, 3_600_000),
     runWorker: str('SITEPLANE_WORKER', 'on') !== 'off',
   };
   if (problems.length > 0) throw new ConfigError(problems);

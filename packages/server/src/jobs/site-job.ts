@@ -5,6 +5,7 @@ import type { SecretBox } from '../crypto/secret-box.js';
 import { EMPTY_FACTS, type ServerFacts } from '../domain/servers/facts.js';
 import { CommandFailed, type Executor } from '../provisioning/executor.js';
 import type { ProvisionedSite, ProvisioningSettings, Recipe, Step, StepContext } from '../provisioning/step.js';
+import { ConfigTestFailed } from '../provisioning/steps/config-file.js';
 import { ledgerFor, resourceUsedByOtherSite } from '../storage/ledger-store.js';
 import { OperationJournal, redactor } from '../storage/operation-journal.js';
 import type { Database } from '../storage/schema.js';
@@ -27,6 +28,18 @@ export interface SiteJobDeps {
   locks: ServerLocks;
   /** Told whenever a site's or operation's status changed (list cache invalidation). */
   siteChanged(serverUuid: string): void;
+  /** TLS (issue 4: use-cases/ssl/site-tls.ts): certificate operations, temporary-domain DNS records. */
+  extension?: SiteJobExtension;
+}
+
+/** Work another module adds to site operations, without the runner knowing what it is. */
+export interface SiteJobExtension {
+  /** The steps of an operation, given the recipe's (none for an `ssl` operation). */
+  steps(job: { op: Database['operations']; site: Database['sites']; server: ServerRow }, recipeSteps: Step[]): Step[];
+  /** In the transaction that marks a site installed (queues its first certificate). */
+  created(trx: Kysely<Database>, site: Database['sites'], now: string): Promise<void>;
+  /** An `ssl` operation failed: the site stays as it is; the extension records why. */
+  sslFailed(op: Database['operations'], site: Database['sites'], error: unknown): Promise<void>;
 }
 
 /** Runs one site operation (create or delete): every recipe step in order, journaled. */
@@ -43,7 +56,8 @@ export async function runSiteJob(deps: SiteJobDeps, job: JobRow): Promise<void> 
   const secrets = site.secrets_enc
     ? deps.secrets.openJson<{ databasePassword?: string; wpAdminPassword?: string }>(site.secrets_enc)
     : {};
-  const journal = await OperationJournal.open(db, op.uuid, redactor([secrets.databasePassword, secrets.wpAdminPassword]));
+  const redact = redactor([secrets.databasePassword, secrets.wpAdminPassword]);
+  const journal = await OperationJournal.open(db, op.uuid, redact);
   const now = () => deps.clock.now().toISOString();
 
   await db
@@ -69,7 +83,7 @@ export async function runSiteJob(deps: SiteJobDeps, job: JobRow): Promise<void> 
       await journal.flush();
       throw new TransientJobError(message);
     }
-    await fail(deps, journal, op, site, null, -1, new Error(message));
+    await fail(deps, journal, redact, op, site, null, -1, new Error(message));
     throw new Error(message);
   }
   let current = -1;
@@ -78,7 +92,10 @@ export async function runSiteJob(deps: SiteJobDeps, job: JobRow): Promise<void> 
     steps =
       op.kind === 'create'
         ? recipe.create(provisioned)
-        : recipe.remove(provisioned, { deleteDatabase: params.deleteDatabase === true });
+        : op.kind === 'delete'
+          ? recipe.remove(provisioned, { deleteDatabase: params.deleteDatabase === true })
+          : [];
+    if (deps.extension) steps = deps.extension.steps({ op, site, server }, steps);
     let facts: ServerFacts = { ...EMPTY_FACTS, ...(JSON.parse(server.facts) as ServerFacts) };
     const detected = await deps.detectFacts(exec, server);
     if (detected) {
@@ -114,8 +131,11 @@ export async function runSiteJob(deps: SiteJobDeps, job: JobRow): Promise<void> 
       await journal.stepFinished(idx, 'succeeded', 0);
     }
   } catch (error) {
-    await fail(deps, journal, op, site, steps[current]?.name ?? null, current, error);
-    throw error instanceof TransientJobError ? error : new Error(`operation ${op.uuid} failed: ${(error as Error).message}`);
+    await fail(deps, journal, redact, op, site, steps[current]?.name ?? null, current, error);
+    // Redacted: the worker logs this and stores it as the job's last_error.
+    throw error instanceof TransientJobError
+      ? error
+      : new Error(`operation ${op.uuid} failed: ${redact((error as Error).message)}`);
   } finally {
     await exec.close().catch(() => {});
   }
@@ -163,12 +183,15 @@ async function succeed(deps: SiteJobDeps, op: Database['operations'], site: Data
       .set({ status: 'succeeded', finished_at: now, error: null })
       .where('uuid', '=', op.uuid)
       .execute();
+    // A certificate operation never changes the site's status: with or without TLS it is served.
+    if (op.kind === 'ssl') return;
     if (op.kind === 'create') {
       await trx
         .updateTable('sites')
         .set({ status: 'installed', failure: null, updated_at: now })
         .where('uuid', '=', site.uuid)
         .execute();
+      await deps.extension?.created(trx, site, now);
       return;
     }
     // Deleted only now that cleanup succeeded. A kept database stays taken on the server.
@@ -187,17 +210,25 @@ async function succeed(deps: SiteJobDeps, op: Database['operations'], site: Data
 async function fail(
   deps: SiteJobDeps,
   journal: OperationJournal,
+  redact: (text: string) => string,
   op: Database['operations'],
   site: Database['sites'],
   step: string | null,
   idx: number,
   error: unknown,
 ) {
-  const exitCode = error instanceof CommandFailed ? error.result.code : null;
-  const message = error instanceof Error ? error.message : String(error);
+  const exitCode = error instanceof CommandFailed ? error.result.code : error instanceof ConfigTestFailed ? error.exitCode : null;
+  // The message may quote a command's output, and it is stored and shown outside the log too.
+  const message = redact(error instanceof Error ? error.message : String(error));
   journal.log(`step ${step ?? '(setup)'} failed: ${message}`);
-  if (error instanceof CommandFailed) {
-    const output = `${error.result.stdout}\n${error.result.stderr}`.trim().split('\n').slice(-20);
+  const commandOutput =
+    error instanceof CommandFailed
+      ? `${error.result.stdout}\n${error.result.stderr}`
+      : error instanceof ConfigTestFailed
+        ? error.output
+        : null;
+  if (commandOutput !== null) {
+    const output = commandOutput.trim().split('\n').slice(-20);
     for (const line of output) journal.log(`  | ${line}`);
   }
   if (idx >= 0) await journal.stepFinished(idx, 'failed', exitCode);
@@ -206,11 +237,18 @@ async function fail(
   const left = await ledgerFor(deps.db, site.uuid).list();
   const failure = { operation: op.uuid, step, exit_code: exitCode, message, left: op.kind === 'delete' ? left : undefined };
   const now = deps.clock.now().toISOString();
+  // The site stays installed and served over HTTP (or on its previous certificate); the reason is
+  // recorded before the operation reads as failed, so a client never sees one without the other.
+  if (op.kind === 'ssl') await deps.extension?.sslFailed(op, site, error);
   await deps.db
     .updateTable('operations')
     .set({ status: 'failed', finished_at: now, error: JSON.stringify(failure) })
     .where('uuid', '=', op.uuid)
     .execute();
+  if (op.kind === 'ssl') {
+    deps.siteChanged(site.server_uuid);
+    return;
+  }
   await deps.db
     .updateTable('sites')
     .set({ status: op.kind === 'create' ? 'failed' : 'delete_failed', failure: JSON.stringify(failure), updated_at: now })

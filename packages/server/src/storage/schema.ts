@@ -104,7 +104,8 @@ export interface Database {
     uuid: string;
     site_uuid: string;
     team_uuid: string;
-    kind: 'create' | 'delete';
+    /** `ssl`: issue, renew or redeploy the site's certificate (issue 4), after the site is installed. */
+    kind: 'create' | 'delete' | 'ssl';
     status: 'queued' | 'running' | 'succeeded' | 'failed';
     params: string;
     error: string | null;
@@ -146,5 +147,43 @@ export interface Database {
     response: string | null;
     headers: string | null;
     created_at: string;
+  };
+  /** Migration 002 (TLS): ACME accounts per owner (team uuid or `siteplane`) and CA directory. */
+  acme_accounts: {
+    uuid: string;
+    owner: string;
+    directory_url: string;
+    account_url: string | null;
+    email: string | null;
+    key_enc: string;
+    created_at: string;
+    updated_at: string;
+  };
+  /** One per subject (`site:<uuid>`, `zone:<zone>`); material_enc seals {fullChainPem, privateKeyPem}. */
+  certificates: {
+    uuid: string;
+    scope: string;
+    owner: string;
+    directory_url: string;
+    domains: string;
+    material_enc: string | null;
+    serial: string | null;
+    not_before: string | null;
+    expires_at: string | null;
+    lock_until: string | null;
+    locked_by: string | null;
+    next_attempt_at: string | null;
+    last_error: string | null;
+    created_at: string;
+    updated_at: string;
+  };
+  /** The certificate deployed on each site's server, and when the scheduler should renew it. */
+  site_certificates: {
+    site_uuid: string;
+    certificate_uuid: string;
+    serial: string;
+    expires_at: string;
+    renew_after: string;
+    deployed_at: string;
   };
 }

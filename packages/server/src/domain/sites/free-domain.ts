@@ -3,7 +3,9 @@ import { isIP } from 'node:net';
 /**
  * Temporary domains (spec §4.1 rule 3, issue 2 item 8): a 16-character [a-z0-9] label followed by
  * 4 digits. Under an IP-embedding wildcard DNS service (sslip.io, nip.io) the server's address is
- * put between label and base, so the name resolves with no DNS record of ours.
+ * put between label and base, so the name resolves with no DNS record of ours. In the owned-zone
+ * mode (FREE_DOMAIN_ZONE) the base is the zone, and an A record per site is created through the
+ * zone's DNS profile (use-cases/ssl/free-domain-records.ts).
  */
 const IP_EMBEDDING_BASES = new Set(['sslip.io', 'nip.io']);
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';

@@ -19,7 +19,8 @@ import { buildArgv, isTimeoutExit, timedOut } from './command.js';
  *          removes RUN_DIR. Only the polling is interrupted by a drop, never the command.
  * A job may choose the run id (`runId`), store it before `start`, and `wait` for it again after a
  * restart or after a start whose answer was lost (`wait` then says whether it exists).
- * RUN_DIR is `<runDir>/<id>`; runDir is /var/lib/siteplane/runs for root.
+ * RUN_DIR is `<runDir>/<id>`; runDir is /var/lib/siteplane/runs for root. A run whose waiter died
+ * (the control plane was killed) is removed by a later start once it finished more than a day ago.
  */
 export interface DetachedWaitOptions {
   /** Poll interval. Default 1000 ms. */
@@ -39,6 +40,9 @@ type Run = (argv: readonly string[], options?: RunOptions) => Promise<CommandRes
 const START = [
   'set -e',
   'mkdir -p -- "$1"',
+  // Runs that finished more than a day ago and were never collected (their job's process died
+  // while waiting): nobody will read them now.
+  'find "$1" -mindepth 1 -maxdepth 1 -type d -mmin +1440 -exec test -f "{}/exit" \\; -exec rm -rf -- "{}" + 2>/dev/null || true',
   'mkdir -m 700 -- "$1/$2"',
   'umask 077',
   'cat > "$1/$2/stdin"',

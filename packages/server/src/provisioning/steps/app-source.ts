@@ -8,6 +8,11 @@ import { pathKind } from './remote-files.js';
  * releases), or a directory on the server (Debian's /usr/share/wordpress, /usr/share/phpmyadmin).
  * Symlinks are kept as they are (Debian's trees link to shared libraries elsewhere), and
  * `chown -h` hands the copies to the user without touching what a link points to.
+ *
+ * The files are staged beside the destination and renamed onto it (an empty directory) only when
+ * complete, so a job that died during the copy — which, running detached, may even have gone on
+ * without it — never leaves a tree that looks installed but is not. `prepare` edits the stage
+ * before it goes live (WordPress: drop the source's own wp-config.php).
  */
 const SAFE_DIRECTORY = /^\/[A-Za-z0-9._\-/]+$/;
 
@@ -17,7 +22,20 @@ export async function copyAppFiles(
   destination: string,
   owner: string,
   what: string,
+  prepare?: (stage: string) => Promise<void>,
 ): Promise<void> {
+  const stage = `${destination}.siteplane-new`;
+  // Whatever an earlier, interrupted attempt left.
+  await mustRun(ctx, ['rm', '-rf', '--', stage], AS_ROOT, `remove an unfinished copy of ${what}`);
+  await mustRun(ctx, ['install', '-d', '-m', '0755', stage], AS_ROOT, `create ${stage}`);
+  await fill(ctx, source, stage, what);
+  if (prepare) await prepare(stage);
+  await mustRun(ctx, ['chown', '-R', '-h', `${owner}:${owner}`, '--', stage], AS_ROOT, `hand ${what} to ${owner}`);
+  // rename(2) replaces the (empty) release directory in one step.
+  await mustRun(ctx, ['mv', '-f', '-T', '--', stage, destination], AS_ROOT, `put ${what} in place`);
+}
+
+async function fill(ctx: StepContext, source: string, destination: string, what: string): Promise<void> {
   if (/^https?:\/\//i.test(source)) {
     let url: URL;
     try {
@@ -47,5 +65,4 @@ export async function copyAppFiles(
   } else {
     throw new StepError(`${what} source ${JSON.stringify(source)} must be an http(s) archive URL or an absolute directory`);
   }
-  await mustRun(ctx, ['chown', '-R', '-h', `${owner}:${owner}`, '--', destination], AS_ROOT, `hand ${what} to ${owner}`);
 }

@@ -23,13 +23,23 @@ export interface ConfigFile {
 
 export type ConfigChange = 'unchanged' | 'created' | 'updated';
 
+/**
+ * A failed `nginx -t` / `php-fpm -t`. Given the test's result, it keeps the exit code, so the
+ * operation records it (with the redacted output) like a failed command's.
+ */
 export class ConfigTestFailed extends StepError {
+  readonly output: string;
+  readonly exitCode: number | null;
+
   constructor(
     readonly path: string,
-    readonly output: string,
+    result: string | CommandResult,
   ) {
+    const output = typeof result === 'string' ? result : `${result.stderr}\n${result.stdout}`;
     super(`the configuration test failed with ${path}; the previous configuration was restored: ${output.trim()}`);
     this.name = 'ConfigTestFailed';
+    this.output = output;
+    this.exitCode = typeof result === 'string' ? null : result.code;
   }
 }
 
@@ -47,7 +57,7 @@ export async function installConfigFile(ctx: StepContext, file: ConfigFile): Pro
     if (file.deactivate) await file.deactivate();
     if (existing !== null) await moveInto(ctx, backup, file.path);
     else await removeFile(ctx, file.path);
-    throw new ConfigTestFailed(file.path, `${result.stderr}\n${result.stdout}`);
+    throw new ConfigTestFailed(file.path, result);
   }
   if (existing !== null) await removeFile(ctx, backup);
   return existing === null ? 'created' : 'updated';

@@ -65,7 +65,7 @@ export function ensureNginxVhost(options: VhostOptions = {}): Step {
           const test = await testNginx(ctx);
           if (test.code !== 0) {
             await disable();
-            throw new ConfigTestFailed(layout.vhost, `${test.stderr}\n${test.stdout}`);
+            throw new ConfigTestFailed(layout.vhost, test);
           }
           change = 'updated';
         }

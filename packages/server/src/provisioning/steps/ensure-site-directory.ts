@@ -2,7 +2,7 @@ import type { ProvisionedSite, Step, StepContext } from '../step.js';
 import { PLACEHOLDER_APP_FILE, renderPlaceholderApp, renderPlaceholderPage } from '../templates/placeholder.js';
 import { AS_ROOT, mustRun, run } from './commands.js';
 import { claim } from './ledger.js';
-import { linkTarget, makeDirectory, pathKind, pointLink, writeFile } from './remote-files.js';
+import { linkTarget, makeDirectories, makeDirectory, newLink, pathKind, pointLink, writeFile } from './remote-files.js';
 import { below, INITIAL_RELEASE, siteLayout } from './site-layout.js';
 
 /**
@@ -34,20 +34,30 @@ export function ensureSiteDirectory(placeholder: Placeholder): Step {
         rootExists,
         'site directory',
       );
-      for (const dir of [layout.root, layout.releases, layout.initialRelease, layout.shared]) {
-        if ((await pathKind(ctx, dir)) === null) {
-          await makeDirectory(ctx, dir, own);
-          ctx.log(`created ${dir}`);
+      const dirs = [layout.root, layout.releases, layout.initialRelease, layout.shared];
+      if (!rootExists) {
+        // A new site: none of them exists yet; one `install -d` creates them all (one round trip).
+        await makeDirectories(ctx, dirs, own);
+        ctx.log(`created ${dirs.join(', ')}`);
+      } else {
+        for (const dir of dirs.slice(1)) {
+          if ((await pathKind(ctx, dir)) === null) {
+            await makeDirectory(ctx, dir, own);
+            ctx.log(`created ${dir}`);
+          }
         }
       }
-      let target = await linkTarget(ctx, layout.current);
+      // In a directory created just now there is nothing to look for (fewer round trips).
+      const fresh = !rootExists;
+      let target = fresh ? null : await linkTarget(ctx, layout.current);
       if (target === null) {
         target = `releases/${INITIAL_RELEASE}`;
-        await pointLink(ctx, layout.current, target, layout.user);
+        if (fresh) await newLink(ctx, layout.current, target, layout.user);
+        else await pointLink(ctx, layout.current, target, layout.user);
         ctx.log(`linked ${layout.current} to ${target}`);
       }
       // Only the first release gets a placeholder; once deployed, `current` points elsewhere.
-      if (target === `releases/${INITIAL_RELEASE}`) await ensurePlaceholder(ctx, placeholder);
+      if (target === `releases/${INITIAL_RELEASE}`) await ensurePlaceholder(ctx, placeholder, fresh);
 
       const acmeExists = (await pathKind(ctx, layout.acmeDir)) !== null;
       await claim(
@@ -72,21 +82,22 @@ async function ensureTraversableHome(ctx: StepContext, home: string): Promise<vo
   ctx.log(`made ${home} traversable for nginx (o+x)`);
 }
 
-async function ensurePlaceholder(ctx: StepContext, placeholder: Placeholder): Promise<void> {
+/** `fresh`: the release directory was created empty by this run, so nothing in it needs a look. */
+async function ensurePlaceholder(ctx: StepContext, placeholder: Placeholder, fresh: boolean): Promise<void> {
   if (placeholder.kind === 'none') return;
   const layout = siteLayout(ctx.site);
   const own = { owner: layout.user, group: layout.user, mode: '0644' };
   if (placeholder.kind === 'node-app') {
     const file = `${layout.initialRelease}/${PLACEHOLDER_APP_FILE}`;
-    if ((await pathKind(ctx, file)) !== null) return;
+    if (!fresh && (await pathKind(ctx, file)) !== null) return;
     await writeFile(ctx, file, renderPlaceholderApp(layout.domain), own);
     ctx.log(`wrote the placeholder app ${file}`);
     return;
   }
   const dir = below(layout.initialRelease, placeholder.pageDir?.(ctx.site), 'web directory');
   const page = `${dir}/index.html`;
-  if ((await pathKind(ctx, page)) !== null) return;
-  if (dir !== layout.initialRelease && (await pathKind(ctx, dir)) === null) {
+  if (!fresh && (await pathKind(ctx, page)) !== null) return;
+  if (dir !== layout.initialRelease && (fresh || (await pathKind(ctx, dir)) === null)) {
     await mustRun(ctx, ['install', '-d', '-m', '0755', '-o', layout.user, '-g', layout.user, dir], AS_ROOT, `create ${dir}`);
     // install -d creates missing parents owned by root; hand them to the user as well.
     await mustRun(

@@ -8,6 +8,7 @@ import { checkSystemUser } from './site-layout.js';
  * The site's system user (the server user) with home /home/<user>. An existing user is left as it
  * is (shell, groups, password); only a missing home directory is created. The user is recorded
  * only when this step created it, and removal keeps it: it belongs to the server user record.
+ * Holds the server's `system-users` lock from the check to the creation.
  */
 export function ensureSystemUser(): Step {
   return {
@@ -15,10 +16,15 @@ export function ensureSystemUser(): Step {
     async run(ctx: StepContext) {
       const user = checkSystemUser(ctx.site.user);
       const home = `/home/${user}`;
-      const passwd = await run(ctx, ['getent', 'passwd', user], AS_ROOT);
-      if (passwd.code === 0 && passwd.stdout.trim() !== '') {
-        ctx.log(`system user ${user} exists`);
-      } else {
+      // Two first sites of one user run side by side: without the lock both see no user and the
+      // second useradd fails ("already exists"); useradd of two users at once may also fail to
+      // lock /etc/passwd. One lock per server serialises the check and the creation.
+      await ctx.withServerLock('system-users', async () => {
+        const passwd = await run(ctx, ['getent', 'passwd', user], AS_ROOT);
+        if (passwd.code === 0 && passwd.stdout.trim() !== '') {
+          ctx.log(`system user ${user} exists`);
+          return;
+        }
         await recordOnce(ctx, { kind: 'system_user', ref: user, details: { home, keptOnRemove: true } });
         await mustRun(
           ctx,
@@ -27,7 +33,7 @@ export function ensureSystemUser(): Step {
           `create system user ${user}`,
         );
         ctx.log(`created system user ${user} with home ${home}`);
-      }
+      });
       if ((await pathKind(ctx, home)) === null) {
         await makeDirectory(ctx, home, { owner: user, group: user, mode: '0755' });
         ctx.log(`created home directory ${home}`);

@@ -66,6 +66,16 @@ export async function makeDirectory(ctx: StepContext, path: string, own: Ownersh
   await mustRun(ctx, ['install', '-d', '-m', own.mode, '-o', own.owner, '-g', own.group, path], AS_ROOT, `create ${path}`);
 }
 
+/** Several directories (parents before children) with the same owner and mode, in one command. */
+export async function makeDirectories(ctx: StepContext, paths: readonly string[], own: Ownership): Promise<void> {
+  await mustRun(
+    ctx,
+    ['install', '-d', '-m', own.mode, '-o', own.owner, '-g', own.group, ...paths],
+    AS_ROOT,
+    `create ${paths.join(' ')}`,
+  );
+}
+
 /** rename(2): atomic on one file system; -T so an existing directory at `to` is never entered. */
 export async function moveInto(ctx: StepContext, from: string, to: string): Promise<void> {
   await mustRun(ctx, ['mv', '-f', '-T', '--', from, to], AS_ROOT, `move ${from} to ${to}`);
@@ -73,6 +83,12 @@ export async function moveInto(ctx: StepContext, from: string, to: string): Prom
 
 export async function removeFile(ctx: StepContext, path: string): Promise<void> {
   await mustRun(ctx, ['rm', '-f', '--', path], AS_ROOT, `remove ${path}`);
+}
+
+/** Creates a symlink where nothing is yet (a fresh directory), owned by owner. */
+export async function newLink(ctx: StepContext, link: string, target: string, owner: string): Promise<void> {
+  await mustRun(ctx, ['ln', '-s', '-f', '-n', '--', target, link], AS_ROOT, `link ${link}`);
+  await mustRun(ctx, ['chown', '-h', `${owner}:${owner}`, '--', link], AS_ROOT, `own ${link}`);
 }
 
 /** Points link at target, replacing an existing link atomically (a temporary link renamed over it). */

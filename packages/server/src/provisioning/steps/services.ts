@@ -8,10 +8,20 @@ import type { FpmPoolLayout } from './site-layout.js';
  * Starting and reloading services on servers with systemd and without it (containers, this
  * project's test machines: nginx started by `nginx`, php-fpm by `php-fpmX.Y`, signals to reload).
  */
-export async function hasSystemd(ctx: StepContext): Promise<boolean> {
-  // The directory exists only while systemd is PID 1; an installed but unused systemctl is no proof.
-  return (await pathKind(ctx, '/run/systemd/system')) === 'directory';
+export function hasSystemd(ctx: StepContext): Promise<boolean> {
+  // Asked once per executor (a job's connection): whether systemd is PID 1 does not change during a
+  // job, and every reload would otherwise pay a round trip for it.
+  let answer = systemdAnswers.get(ctx.exec);
+  if (!answer) {
+    // The directory exists only while systemd is PID 1; an installed but unused systemctl is no proof.
+    answer = pathKind(ctx, '/run/systemd/system').then((kind) => kind === 'directory');
+    answer.catch(() => systemdAnswers.delete(ctx.exec));
+    systemdAnswers.set(ctx.exec, answer);
+  }
+  return answer;
 }
+
+const systemdAnswers = new WeakMap<StepContext['exec'], Promise<boolean>>();
 
 export function testNginx(ctx: StepContext): Promise<CommandResult> {
   return run(ctx, ['nginx', '-t', '-q'], AS_ROOT);

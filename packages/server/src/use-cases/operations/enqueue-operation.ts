@@ -8,7 +8,12 @@ import type { Database } from '../../storage/schema.js';
  */
 export async function enqueueOperation(
   trx: Kysely<Database>,
-  input: { site: { uuid: string; team_uuid: string }; kind: 'create' | 'delete'; params: Record<string, unknown>; now: string },
+  input: {
+    site: { uuid: string; team_uuid: string };
+    kind: Database['operations']['kind'];
+    params: Record<string, unknown>;
+    now: string;
+  },
 ) {
   const operation = {
     uuid: randomUUID(),

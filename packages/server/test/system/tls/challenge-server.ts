@@ -31,10 +31,21 @@ export async function startChallengeServer(port = 5002): Promise<ChallengeServer
     served.push(token);
     res.writeHead(200, { 'Content-Type': 'text/plain' }).end(answer);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', resolve);
-  });
+  // Port 5002 is shared with test/system/tls-sites (which forwards it to nginx while its HTTP-01
+  // cases run): whoever binds it first answers, the other waits until it is free.
+  const until = Date.now() + 100_000;
+  for (;;) {
+    const error = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+      server.once('error', resolve);
+      server.listen(port, '127.0.0.1', () => {
+        server.removeAllListeners('error');
+        resolve(null);
+      });
+    });
+    if (!error) break;
+    if (error.code !== 'EADDRINUSE' || Date.now() > until) throw error;
+    await new Promise((r) => setTimeout(r, 500));
+  }
   return {
     published,
     served,

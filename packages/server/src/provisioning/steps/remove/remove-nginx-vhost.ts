@@ -29,7 +29,7 @@ export async function removeNginxVhost(ctx: StepContext, entry: LedgerEntry): Pr
     );
     ctx.log(`removed nginx vhost ${vhost}`);
     const test = await testNginx(ctx);
-    if (test.code !== 0) throw new ConfigTestFailed(vhost, `${test.stderr}\n${test.stdout}`);
+    if (test.code !== 0) throw new ConfigTestFailed(vhost, test);
     await reloadNginx(ctx);
   });
   return 'removed';

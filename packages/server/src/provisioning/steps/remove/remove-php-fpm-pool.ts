@@ -39,7 +39,7 @@ export async function removePhpFpmPool(ctx: StepContext, entry: LedgerEntry): Pr
         : `PHP-FPM pool ${pool.file} is already gone`,
     );
     const test = await testPhpFpm(ctx, pool);
-    if (test.code !== 0) throw new ConfigTestFailed(pool.file, `${test.stderr}\n${test.stdout}`);
+    if (test.code !== 0) throw new ConfigTestFailed(pool.file, test);
     await reloadPhpFpm(ctx, pool);
     return 'removed';
   });

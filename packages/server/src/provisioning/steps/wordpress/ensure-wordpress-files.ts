@@ -5,8 +5,9 @@ import { siteLayout } from '../site-layout.js';
 
 /**
  * WordPress's files in the first release, from settings.wordpressSource. A source's own
- * wp-config.php (Debian's loads /etc/wordpress/config-<host>.php) is removed right after the
- * copy: the next step writes the site's own.
+ * wp-config.php (Debian's loads /etc/wordpress/config-<host>.php) is removed before the copy goes
+ * live (see copyAppFiles), so a resumed job never finds the source's one: the next step writes the
+ * site's own.
  */
 export function ensureWordPressFiles(): Step {
   return {
@@ -18,8 +19,9 @@ export function ensureWordPressFiles(): Step {
         ctx.log('WordPress files are in place');
         return;
       }
-      await copyAppFiles(ctx, ctx.settings.wordpressSource, release, layout.user, 'WordPress');
-      if ((await pathKind(ctx, `${release}/wp-config.php`)) !== null) await removeFile(ctx, `${release}/wp-config.php`);
+      await copyAppFiles(ctx, ctx.settings.wordpressSource, release, layout.user, 'WordPress', async (stage) => {
+        if ((await pathKind(ctx, `${stage}/wp-config.php`)) !== null) await removeFile(ctx, `${stage}/wp-config.php`);
+      });
     },
   };
 }

@@ -1,0 +1,47 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Step, StepContext } from '../../step.js';
+import { run, StepError } from '../commands.js';
+
+/**
+ * `nginx -s reload` returns before the new workers take over, so "the vhost was reloaded" is not
+ * yet "the site is served with the new certificate". This asks nginx on the server itself, by
+ * SNI, which certificate it presents, until it is the new one: `ssl.status` becomes `active` only
+ * once it is true. The script is constant; the name is a positional argument.
+ */
+const SERVED_SERIAL =
+  'openssl s_client -connect 127.0.0.1:443 -servername "$1" </dev/null 2>/dev/null | openssl x509 -noout -serial';
+const WAIT_MS = 15_000;
+const INTERVAL_MS = 250;
+
+/** Hex serials as OpenSSL and node:crypto print them, compared without leading zeros. */
+const canonicalSerial = (serial: string) => serial.trim().toUpperCase().replace(/^0+/, '');
+
+export function checkServedCertificate(expected: () => { serial: string } | null): Step {
+  return {
+    name: 'check the served certificate',
+    async run(ctx: StepContext) {
+      const certificate = expected();
+      if (!certificate) return;
+      const name = ctx.site.domain;
+      const want = canonicalSerial(certificate.serial);
+      const until = Date.now() + WAIT_MS;
+      let seen = 'nothing';
+      for (;;) {
+        const result = await run(ctx, ['sh', '-c', SERVED_SERIAL, 'sh', name], { timeoutMs: 10_000 });
+        if (result.code === 127) {
+          ctx.log('openssl is not installed on the server: the served certificate is not checked');
+          return;
+        }
+        const served = /serial=([0-9A-Fa-f]+)/.exec(result.stdout)?.[1];
+        if (served && canonicalSerial(served) === want) {
+          ctx.log(`nginx serves the certificate (serial ${certificate.serial}) for ${name}`);
+          return;
+        }
+        seen = served ? `serial ${served}` : 'no certificate';
+        if (Date.now() > until) break;
+        await sleep(INTERVAL_MS);
+      }
+      throw new StepError(`nginx on the server does not serve the new certificate for ${name} on port 443 (it presents ${seen})`);
+    },
+  };
+}

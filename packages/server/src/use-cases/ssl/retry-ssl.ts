@@ -1,0 +1,62 @@
+/**
+ * POST /api/v1/sites/<uuid>/ssl: asks for the site's certificate again (after DNS was fixed, a
+ * rate limit passed, a DNS profile's credentials were replaced). 202 with the site and its `ssl`
+ * operation; while one is queued or running, that one is returned instead of a second.
+ */
+import type { Actor } from '../../domain/auth/actor.js';
+import { DomainError, notFound } from '../../domain/errors.js';
+import { isPlainObject, UUID_RE, ValidationError } from '../../domain/field-errors.js';
+import type { UseCaseDeps } from '../deps.js';
+import { type SiteRecord, siteRecord } from '../sites/site-record.js';
+import { enqueueSsl } from './enqueue-ssl.js';
+import { parseSsl } from './site-ssl-state.js';
+
+/** The body is empty: nothing about the certificate is chosen here, it follows the site. */
+function checkBody(body: unknown): void {
+  if (body === undefined || body === null) return;
+  if (!isPlainObject(body))
+    throw new ValidationError([{ field: '', code: 'invalid_type', message: 'The body must be empty or {}.' }]);
+  const fields = Object.keys(body);
+  if (fields.length > 0) {
+    throw new ValidationError(
+      fields.map((field) => ({ field, code: 'unknown_field' as const, message: `"${field}" is not accepted here.` })),
+    );
+  }
+}
+
+export async function retrySsl(deps: UseCaseDeps, actor: Actor, uuid: string, body: unknown): Promise<SiteRecord> {
+  checkBody(body);
+  if (!UUID_RE.test(uuid)) throw notFound('Site');
+  const result = await deps.db.transaction().execute(async (trx) => {
+    let query = trx
+      .selectFrom('sites')
+      .selectAll()
+      .where('uuid', '=', uuid.toLowerCase())
+      .where('deleted_at', 'is', null)
+      .where('team_uuid', 'in', actor.teamUuids);
+    if (deps.dialect === 'postgres') query = query.forUpdate();
+    const site = await query.executeTakeFirst();
+    if (!site) throw notFound('Site');
+    const ssl = parseSsl(site.ssl);
+    if (!ssl.enabled) {
+      throw new ValidationError([
+        { field: 'ssl', code: 'requires_ssl', message: 'The site was created with ssl false; it has no certificate to issue.' },
+      ]);
+    }
+    if (site.status !== 'installed') {
+      throw new DomainError('conflict', `The site is ${site.status}; its certificate can be requested once it is installed.`);
+    }
+    const now = deps.clock.now().toISOString();
+    const { operation, created } = await enqueueSsl(trx, site, 'retry', now);
+    let row = site;
+    if (created && ssl.status !== 'active') {
+      const pending = JSON.stringify({ ...ssl, status: 'pending' });
+      await trx.updateTable('sites').set({ ssl: pending, updated_at: now }).where('uuid', '=', site.uuid).execute();
+      row = { ...site, ssl: pending, updated_at: now };
+    }
+    return { record: siteRecord(row, operation), created };
+  });
+  deps.siteLists.invalidate(result.record.server);
+  if (result.created) deps.jobEnqueued();
+  return result.record;
+}

@@ -1,0 +1,208 @@
+import { execFile } from 'node:child_process';
+import { lstatSync } from 'node:fs';
+
+/**
+ * Looks at this machine — the "server" the suite provisions over SSH — from the outside: files,
+ * processes, nginx answers (databases: databases.ts), the way an operator would check by hand. Every
+ * command is an argv (no shell), so hostile passwords reach the clients literally.
+ */
+export interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function run(
+  command: string,
+  args: readonly string[],
+  options: { input?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<Ran> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      command,
+      [...args],
+      { env: { ...process.env, ...options.env }, timeout: options.timeoutMs ?? 30_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+      },
+    );
+    // A program that exits without reading its input (curl, psql -c) closes the pipe early.
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(options.input ?? '');
+  });
+}
+
+export async function mustRun(command: string, args: readonly string[], options: Parameters<typeof run>[2] = {}) {
+  const result = await run(command, args, options);
+  if (result.code !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.code}: ${result.stderr}${result.stdout}`);
+  return result;
+}
+
+/** What lstat sees at path (symlinks not followed), or null. */
+export function pathKind(path: string): 'file' | 'directory' | 'symlink' | 'other' | null {
+  try {
+    const st = lstatSync(path);
+    if (st.isSymbolicLink()) return 'symlink';
+    if (st.isDirectory()) return 'directory';
+    if (st.isFile()) return 'file';
+    return 'other';
+  } catch {
+    return null;
+  }
+}
+
+export interface HttpAnswer {
+  status: number;
+  headers: string;
+  body: string;
+}
+
+/** A request to nginx on 127.0.0.1:80 for `domain`, as `curl --resolve` makes it (no DNS needed). */
+export async function curlSite(domain: string, path = '/', extra: readonly string[] = []): Promise<HttpAnswer> {
+  const result = await run('curl', [
+    '-sS',
+    '--max-time',
+    '10',
+    '--resolve',
+    `${domain}:80:127.0.0.1`,
+    '-D',
+    '-',
+    ...extra,
+    `http://${domain}${path}`,
+  ]);
+  if (result.code !== 0) return { status: 0, headers: '', body: result.stderr };
+  // -D - prints every response's headers (a 100 Continue too) before the body.
+  const blocks = result.stdout.split('\r\n\r\n');
+  let index = 0;
+  while (index < blocks.length - 1 && /^HTTP\/[\d.]+ 1\d\d/.test(blocks[index] ?? '')) index++;
+  const headers = blocks[index] ?? '';
+  const status = Number(/^HTTP\/[\d.]+ (\d{3})/.exec(headers)?.[1] ?? 0);
+  return { status, headers, body: blocks.slice(index + 1).join('\r\n\r\n') };
+}
+
+/**
+ * curlSite until `accept` holds, for at most timeoutMs: `nginx -s reload` returns before the new
+ * workers take over, so a site that just became `installed` may need a few milliseconds more.
+ */
+export async function curlUntil(
+  domain: string,
+  path: string,
+  accept: (answer: HttpAnswer) => boolean,
+  timeoutMs = 5_000,
+): Promise<HttpAnswer> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const answer = await curlSite(domain, path);
+    if (accept(answer) || Date.now() > until) return answer;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * Logs in to a phpMyAdmin site as a browser does (cookie form: token and session from the login
+ * page, then POST) and returns the title of the page it lands on: `<host> / localhost | phpMyAdmin …`
+ * once logged in, the bare login page's otherwise.
+ */
+export async function phpMyAdminLogin(domain: string, user: string, password: string): Promise<string> {
+  const jar = `/tmp/siteplane-pma-${process.pid}-${Date.now()}.cookies`;
+  const curl = (extra: string[], path: string) =>
+    run('curl', [
+      '-sS',
+      '-L',
+      '--max-time',
+      '20',
+      '--resolve',
+      `${domain}:80:127.0.0.1`,
+      '-c',
+      jar,
+      '-b',
+      jar,
+      ...extra,
+      `http://${domain}${path}`,
+    ]);
+  try {
+    const page = (await curl([], '/')).stdout;
+    const token = /name="token" value="([^"]+)"/.exec(page)?.[1] ?? '';
+    const session = /name="set_session" value="([^"]+)"/.exec(page)?.[1] ?? '';
+    const form = { token, set_session: session, pma_username: user, pma_password: password, server: '1', route: '/' };
+    const landed = await curl(
+      Object.entries(form).flatMap(([k, v]) => ['--data-urlencode', `${k}=${v}`]),
+      '/index.php?route=/',
+    );
+    return /<title>([^<]*)<\/title>/.exec(landed.stdout)?.[1] ?? '';
+  } finally {
+    await run('rm', ['-f', jar]);
+  }
+}
+
+// --- PM2, daemons -----------------------------------------------------------------------------
+
+/** The user's PM2 processes (name → status), read like ensure-pm2-process.ts reads them. */
+export async function pm2List(user: string): Promise<Map<string, string>> {
+  const home = `/home/${user}`;
+  if (pathKind(`${home}/.pm2`) !== 'directory') return new Map();
+  const result = await run('runuser', ['-u', user, '--', 'env', `HOME=${home}`, `PM2_HOME=${home}/.pm2`, 'pm2', 'jlist']);
+  for (const line of result.stdout.split('\n').reverse()) {
+    if (!line.startsWith('[') || line.startsWith('[PM2')) continue;
+    const list = JSON.parse(line) as { name: string; pm2_env?: { status?: string } }[];
+    return new Map(list.map((p) => [p.name, p.pm2_env?.status ?? 'unknown']));
+  }
+  return new Map();
+}
+
+/** Stops the user's PM2 daemon (which the Node sites' steps started), if it runs. */
+export async function pm2Kill(user: string): Promise<void> {
+  const home = `/home/${user}`;
+  if (pathKind(`${home}/.pm2/pm2.pid`) !== 'file') return;
+  await run('runuser', ['-u', user, '--', 'env', `HOME=${home}`, `PM2_HOME=${home}/.pm2`, 'pm2', 'kill']);
+}
+
+/** The pid in a daemon's pid file, when that process is alive. */
+export async function livePid(pidFile: string): Promise<number | null> {
+  const text = await run('cat', [pidFile]);
+  const pid = Number(text.stdout.trim());
+  if (!(pid > 1)) return null;
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch {
+    return null;
+  }
+}
+
+export const NGINX_PID_FILE = '/run/nginx.pid';
+export const FPM_PID_FILE = '/run/php/php8.2-fpm.pid';
+
+/**
+ * nginx and php-fpm are started by the sites' own steps (there is no systemd here). Each suite
+ * notes whether they ran before it and stops those it caused to start, by the pid in their pid file.
+ */
+export async function daemonsBefore(): Promise<{ nginx: number | null; fpm: number | null }> {
+  return { nginx: await livePid(NGINX_PID_FILE), fpm: await livePid(FPM_PID_FILE) };
+}
+
+export async function stopDaemonsStartedSince(before: { nginx: number | null; fpm: number | null }): Promise<void> {
+  for (const [file, was] of [
+    [NGINX_PID_FILE, before.nginx],
+    [FPM_PID_FILE, before.fpm],
+  ] as const) {
+    const pid = await livePid(file);
+    if (pid === null || pid === was) continue;
+    process.kill(pid, 'SIGQUIT');
+    for (let i = 0; i < 50 && (await livePid(file)) === pid; i++) await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A TCP port nobody listens on right now (for Generic Port sites). */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
