@@ -129,6 +129,10 @@ chmod 0600 "$SSH_DIR/id_ed25519" "$SSH_DIR/ssh_host_ed25519_key"
 # One authorized_keys for every user (root, spdeploy): root-owned and not writable by others,
 # which StrictModes accepts for any user.
 install -m 0644 "$SSH_DIR/id_ed25519.pub" "$SSH_DIR/authorized_keys"
+# The keys of servers a running suite registered through the API (test/system/sites appends each
+# generated public key and removes it afterwards). A second file, never rewritten here: running
+# setup.sh while a suite runs must not revoke them.
+[ -f "$SSH_DIR/authorized_keys.servers" ] || install -m 0644 /dev/null "$SSH_DIR/authorized_keys.servers"
 
 # --- sshd -----------------------------------------------------------------------------------------
 CONFIG="$SSH_DIR/sshd_config"
@@ -143,7 +147,7 @@ PermitRootLogin prohibit-password
 PubkeyAuthentication yes
 PasswordAuthentication no
 KbdInteractiveAuthentication no
-AuthorizedKeysFile $SSH_DIR/authorized_keys
+AuthorizedKeysFile $SSH_DIR/authorized_keys $SSH_DIR/authorized_keys.servers
 UsePAM no
 PrintMotd no
 X11Forwarding no

@@ -31,7 +31,7 @@ describe('hostile values on a real server (issue 3 item 8)', () => {
   });
   afterAll(async () => {
     await h?.stop();
-    await removeSystemUser(user);
+    await removeSystemUser(user, id);
     for (let n = 1; n <= 9; n++) await run('rm', ['-f', canary(n)]);
   });
 

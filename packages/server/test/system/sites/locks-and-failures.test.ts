@@ -21,7 +21,7 @@ describe('package installs hold a per-server lock; failures are reported (issue 
   });
   afterAll(async () => {
     await h?.stop();
-    await removeSystemUser(user);
+    await removeSystemUser(user, id);
   });
 
   it('two PHP sites created at once never run apt/dpkg at the same time', async () => {

@@ -62,7 +62,7 @@ describe('a create killed mid-way resumes after a restart, without duplicates (i
   const cleanups: (() => Promise<void>)[] = [];
   afterAll(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((e) => console.error(e));
-    await removeSystemUser(user);
+    await removeSystemUser(user, id);
   });
 
   it('in process: the first service hangs after `pm2 start` and loses its database; a second one finishes', async () => {

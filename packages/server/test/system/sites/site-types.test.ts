@@ -60,7 +60,7 @@ describe('sites of nine types on a real server over SSH (issue 3 item 9; spec §
     if (php) await mysqlDrop(php.name, php.user);
     const adonis = made.get('adonis')?.site.database;
     if (adonis) await pgDrop(adonis.name, adonis.user);
-    await removeSystemUser(user);
+    await removeSystemUser(user, id);
   });
 
   it('registers 127.0.0.1 as an ssh server, authorises its key and verifies it (facts detected)', async () => {

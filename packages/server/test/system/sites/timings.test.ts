@@ -39,7 +39,7 @@ describe('time to installed and SSH round trips per site (issue 3 item 10)', () 
   });
   afterAll(async () => {
     await h?.stop();
-    await removeSystemUser(user);
+    await removeSystemUser(user, id);
   });
 
   /** POST → installed (polling every 10 ms), and the round trips of that job. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import pino from 'pino';
@@ -11,13 +11,16 @@ import type { SiteJobDeps } from '../../../../src/jobs/site-job.js';
 import type { CommandResult, Executor, RunOptions } from '../../../../src/provisioning/executor.js';
 import { createToken } from '../../../../src/storage/tokens.js';
 import { requireTestSsh, testSsh } from '../../support/ssh-server.js';
-import { daemonsBefore, pathKind, pm2Kill, run, stopDaemonsStartedSince } from './host.js';
+import { daemonsBefore, FPM_PID_FILE, livePid, NGINX_PID_FILE, pathKind, pm2Kill, run, stopDaemonsStartedSince } from './host.js';
 
 /** Debian's own trees of the apps, installed by scripts/test-env/setup.sh: offline sources. */
 export const APP_SOURCES = { WORDPRESS_SOURCE: '/usr/share/wordpress', PHPMYADMIN_SOURCE: '/usr/share/phpmyadmin' };
 
-/** The test sshd's one authorized_keys file (setup.sh: AuthorizedKeysFile for every user). */
-export const AUTHORIZED_KEYS = join(dirname(testSsh.privateKeyPath), 'authorized_keys');
+/**
+ * Where registered servers' keys are authorised: the test sshd's second AuthorizedKeysFile, which
+ * setup.sh creates but never rewrites (it rewrites the first on every run).
+ */
+export const AUTHORIZED_KEYS = join(dirname(testSsh.privateKeyPath), 'authorized_keys.servers');
 
 /** A JSON response body as the tests read it: many shapes, asserted on field by field. */
 // biome-ignore lint/suspicious/noExplicitAny: JSON of many shapes; the assertions check the fields
@@ -311,6 +314,7 @@ export function describeOperation(op: OperationView | null): string {
 /** Appends the server's public key to the test sshd's authorized_keys (what an operator does on a new server). */
 export function authorizeKey(publicKey: string): void {
   if (!/^ssh-ed25519 [A-Za-z0-9+/=]+( \S+)?$/.test(publicKey)) throw new Error(`unexpected public key ${publicKey}`);
+  if (!existsSync(AUTHORIZED_KEYS)) throw new Error(`${AUTHORIZED_KEYS} is missing: run \`bash scripts/test-env/setup.sh\``);
   const current = readFileSync(AUTHORIZED_KEYS, 'utf8');
   if (current.split('\n').includes(publicKey)) return;
   replaceAuthorizedKeys(`${current.replace(/\n?$/, '\n')}${publicKey}\n`);
@@ -321,8 +325,9 @@ export function unauthorizeKey(publicKey: string): void {
   replaceAuthorizedKeys(
     current
       .split('\n')
-      .filter((line) => line !== publicKey)
-      .join('\n'),
+      .filter((line) => line !== publicKey && line !== '')
+      .map((line) => `${line}\n`)
+      .join(''),
   );
 }
 
@@ -337,11 +342,46 @@ export function runId(): string {
   return randomBytes(3).toString('hex');
 }
 
-/** Removes a system user this suite created (after its sites are gone), with its home. */
-export async function removeSystemUser(username: string): Promise<void> {
+/**
+ * Removes a system user this suite created, with its home — after its sites are gone. When a
+ * failed run could not delete them through the API (the server unreachable), what they left on
+ * the server is removed first: vhosts, logs and ACME directories of this run's domains (`*<runId>.siteplane.test`),
+ * the user's PHP-FPM pools; nginx and php-fpm then reload, so no configuration names a missing user.
+ */
+export async function removeSystemUser(username: string, runIdOfDomains?: string): Promise<void> {
   if (!/^sp[a-z0-9]+$/.test(username)) throw new Error(`refusing to remove user ${username}`);
+  const removed = [
+    ...(runIdOfDomains
+      ? removeMatching(
+          ['/etc/nginx/sites-enabled', '/etc/nginx/sites-available', '/var/log/nginx', '/var/lib/siteplane/acme'],
+          (name) => name.includes(`${runIdOfDomains}.siteplane.test`),
+        )
+      : []),
+    ...removeMatching(
+      readdirSync('/etc/php').map((version) => `/etc/php/${version}/fpm/pool.d`),
+      (name) => name.startsWith(`${username}.conf`),
+    ),
+  ];
+  if (removed.length > 0) {
+    if ((await livePid(NGINX_PID_FILE)) !== null) await run('nginx', ['-s', 'reload']);
+    const fpm = await livePid(FPM_PID_FILE);
+    if (fpm !== null) process.kill(fpm, 'SIGUSR2');
+  }
   if ((await run('getent', ['passwd', username])).code !== 0) return;
   await pm2Kill(username);
   await run('userdel', ['--remove', username]);
   if (pathKind(`/home/${username}`) !== null) await run('rm', ['-rf', '--', `/home/${username}`]);
+}
+
+function removeMatching(dirs: string[], matches: (name: string) => boolean): string[] {
+  const removed: string[] = [];
+  for (const dir of dirs) {
+    if (pathKind(dir) !== 'directory') continue;
+    for (const name of readdirSync(dir)) {
+      if (!matches(name)) continue;
+      rmSync(join(dir, name), { recursive: true, force: true });
+      removed.push(join(dir, name));
+    }
+  }
+  return removed;
 }
