@@ -36,6 +36,15 @@ export function apiCommands(program: Command): void {
       print(record);
       if (o.wait) await follow((record.operation as { uuid: string }).uuid);
     });
+  sites
+    .command('ssl <site>')
+    .description('Issue or re-issue the certificate now (after fixing what ssl.error named)')
+    .option('--wait')
+    .action(async (site: string, o: { wait?: boolean }) => {
+      const record = await client().retrySsl(site);
+      print(record);
+      if (o.wait) await follow((record.operation as { uuid: string }).uuid);
+    });
   program
     .command('operation <uuid>')
     .option('--wait')

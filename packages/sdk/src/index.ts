@@ -70,6 +70,7 @@ export class SiteplaneClient {
       `/api/v1/sites/${encodeURIComponent(uuid)}`,
       deleteDatabase ? { deleteDatabase: true } : undefined,
     );
+  retrySsl = (uuid: string) => this.request<Json>('POST', `/api/v1/sites/${encodeURIComponent(uuid)}/ssl`);
   getOperation = (uuid: string, after = 0) =>
     this.request<Json>('GET', `/api/v1/operations/${encodeURIComponent(uuid)}?after=${after}`);
 
