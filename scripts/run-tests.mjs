@@ -41,10 +41,14 @@ if (systemOnly) {
   vitest('system', ['packages/server/test/system'], { SITEPLANE_SYSTEM_TESTS: '1' });
 } else {
   vitest('sqlite', [], { SITEPLANE_SYSTEM_TESTS: system ? '1' : '0', SITEPLANE_TEST_DB: 'sqlite' });
-  vitest('postgres', ['packages/server/test/http', 'packages/server/test/storage', 'packages/server/test/jobs', 'packages/server/test/tls'], {
-    SITEPLANE_SYSTEM_TESTS: '0',
-    SITEPLANE_TEST_DB: 'postgres',
-  });
+  vitest(
+    'postgres',
+    ['packages/server/test/http', 'packages/server/test/storage', 'packages/server/test/jobs', 'packages/server/test/tls'],
+    {
+      SITEPLANE_SYSTEM_TESTS: '0',
+      SITEPLANE_TEST_DB: 'postgres',
+    },
+  );
 }
 
 let passed = 0;

@@ -68,7 +68,12 @@ export async function loadCreateContext(
   const users = [probe.databaseUser?.toLowerCase(), 'phpmyadmin'].filter((u): u is string => !!u);
   const [user, domain, special, databases, dbUsers] = await Promise.all([
     ids.serverUser
-      ? trx.selectFrom('server_users').select('uuid').where('uuid', '=', ids.serverUser).where('server_uuid', '=', server.uuid).executeTakeFirst()
+      ? trx
+          .selectFrom('server_users')
+          .select('uuid')
+          .where('uuid', '=', ids.serverUser)
+          .where('server_uuid', '=', server.uuid)
+          .executeTakeFirst()
       : undefined,
     probe.domain ? live().select('domain').where('domain', '=', probe.domain).executeTakeFirst() : undefined,
     // Ports (for allocation) and one-per-server types: few rows per server.
@@ -77,9 +82,19 @@ export async function loadCreateContext(
       .where((eb) => eb.or([eb('port', 'is not', null), eb('singleton_type', 'is not', null)]))
       .execute(),
     probe.database
-      ? trx.selectFrom('server_databases').select('name_key').where('server_uuid', '=', server.uuid).where('name_key', '=', probe.database.toLowerCase()).execute()
+      ? trx
+          .selectFrom('server_databases')
+          .select('name_key')
+          .where('server_uuid', '=', server.uuid)
+          .where('name_key', '=', probe.database.toLowerCase())
+          .execute()
       : [],
-    trx.selectFrom('server_database_users').select('name_key').where('server_uuid', '=', server.uuid).where('name_key', 'in', users).execute(),
+    trx
+      .selectFrom('server_database_users')
+      .select('name_key')
+      .where('server_uuid', '=', server.uuid)
+      .where('name_key', 'in', users)
+      .execute(),
   ]);
   if (domain) taken.domains.add(domain.domain);
   for (const s of special) {

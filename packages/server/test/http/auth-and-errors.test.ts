@@ -109,7 +109,12 @@ describe(`authentication, tenancy and error shape on ${TEST_DB} (spec §5, §7)`
     });
     expect(big.statusCode).toBe(413);
     expect(big.json().code).toBe('body_too_large');
-    const nul = await s.app.inject({ method: 'POST', url: '/api/v1/sites', headers: { ...auth, 'content-type': 'application/json' }, payload: '{"options":{"database":"a\\u0000b"}}' });
+    const nul = await s.app.inject({
+      method: 'POST',
+      url: '/api/v1/sites',
+      headers: { ...auth, 'content-type': 'application/json' },
+      payload: '{"options":{"database":"a\\u0000b"}}',
+    });
     expect(nul.statusCode).toBe(422);
     expect(nul.json().errors).toEqual([expect.objectContaining({ field: 'options.database', code: 'invalid_characters' })]);
     const badUrl = await s.app.inject({ method: 'GET', url: '/api/v1/sites/%E0%A4%A', headers: auth });

@@ -31,7 +31,11 @@ export function requestedNames(body: unknown): { domain?: string; database?: str
   const opts = isPlainObject(body.options) ? body.options : {};
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   const domain = str(body.domain);
-  return { domain: domain === undefined ? undefined : normaliseHostname(domain), database: str(opts.database), databaseUser: str(opts.databaseUser) };
+  return {
+    domain: domain === undefined ? undefined : normaliseHostname(domain),
+    database: str(opts.database),
+    databaseUser: str(opts.databaseUser),
+  };
 }
 
 /** The server and user UUIDs of a body, when well-formed: what the use case must load first. */
