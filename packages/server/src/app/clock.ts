@@ -4,5 +4,3 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => new Date() };
-
-export const iso = (clock: Clock, offsetMs = 0): string => new Date(clock.now().getTime() + offsetMs).toISOString();

@@ -35,11 +35,7 @@ export async function authenticateRequest(
 }
 
 /** Remembers resolved tokens for a few seconds: the hot paths then skip the token queries. */
-export function cachedAuthenticator(
-  inner: Authenticate,
-  ttlMs = 2000,
-  now = () => Date.now(),
-): Authenticate & { forget(): void } {
+export function cachedAuthenticator(inner: Authenticate, ttlMs = 2000, now = () => Date.now()): Authenticate {
   const cache = new Map<string, { actor: Actor | null; until: number }>();
   const fn = async (token: string) => {
     const hit = cache.get(token);
@@ -49,5 +45,5 @@ export function cachedAuthenticator(
     cache.set(token, { actor, until: now() + ttlMs });
     return actor;
   };
-  return Object.assign(fn, { forget: () => cache.clear() });
+  return fn;
 }

@@ -5,6 +5,13 @@ describe(`sites lifecycle on ${TEST_DB} (spec §4.1, §3)`, () => {
   let s: TestService;
   let ids: { server: string; serverUser: string };
   const auth = () => ({ authorization: `Bearer ${s.token}` });
+  const createSite = (type: string, domain: string, options: Record<string, unknown>) =>
+    s.app.inject({
+      method: 'POST',
+      url: '/api/v1/sites',
+      headers: auth(),
+      payload: { ...ids, type, domain, ssl: false, options },
+    });
 
   beforeAll(async () => {
     s = await startTestService();
@@ -73,18 +80,7 @@ describe(`sites lifecycle on ${TEST_DB} (spec §4.1, §3)`, () => {
   });
 
   it('generates database name, user and password, returns the password once and redacts it in logs', async () => {
-    const res = await s.app.inject({
-      method: 'POST',
-      url: '/api/v1/sites',
-      headers: auth(),
-      payload: {
-        ...ids,
-        type: 'laravel',
-        domain: 'app.example.net',
-        ssl: false,
-        options: { phpVersion: '8.2', shouldCreateDatabaseAndUser: true },
-      },
-    });
+    const res = await createSite('laravel', 'app.example.net', { phpVersion: '8.2', shouldCreateDatabaseAndUser: true });
     expect(res.statusCode).toBe(202);
     const site = res.json();
     expect(site.database.name).toMatch(/^laravel_db_[a-z0-9]{8}$/);
@@ -97,17 +93,9 @@ describe(`sites lifecycle on ${TEST_DB} (spec §4.1, §3)`, () => {
     expect(op.body).not.toContain(site.generated_database_password);
     expect(op.body).toContain('with password ***');
     // Rule 5: the server now has mysql80; asking for another MySQL version is a 422.
-    const conflict = await s.app.inject({
-      method: 'POST',
-      url: '/api/v1/sites',
-      headers: auth(),
-      payload: {
-        ...ids,
-        type: 'php',
-        domain: 'other.example.net',
-        ssl: false,
-        options: { shouldCreateDatabaseAndUser: true, preferredDbServer: 'mariadb1011' },
-      },
+    const conflict = await createSite('php', 'other.example.net', {
+      shouldCreateDatabaseAndUser: true,
+      preferredDbServer: 'mariadb1011',
     });
     expect(conflict.statusCode).toBe(422);
     expect(conflict.json().errors).toEqual([
@@ -116,18 +104,7 @@ describe(`sites lifecycle on ${TEST_DB} (spec §4.1, §3)`, () => {
   });
 
   it('deletes: 202, deleting → gone (404), database kept unless deleteDatabase (spec §4.1 DELETE)', async () => {
-    const created = await s.app.inject({
-      method: 'POST',
-      url: '/api/v1/sites',
-      headers: auth(),
-      payload: {
-        ...ids,
-        type: 'php',
-        domain: 'del.example.net',
-        ssl: false,
-        options: { shouldCreateDatabaseAndUser: true, database: 'keepme' },
-      },
-    });
+    const created = await createSite('php', 'del.example.net', { shouldCreateDatabaseAndUser: true, database: 'keepme' });
     const site = created.json();
     await waitForStatus(s, site.uuid, ['installed']);
     const del = await s.app.inject({ method: 'DELETE', url: `/api/v1/sites/${site.uuid}`, headers: auth() });
@@ -135,18 +112,7 @@ describe(`sites lifecycle on ${TEST_DB} (spec §4.1, §3)`, () => {
     expect(del.json()).toMatchObject({ status: 'deleting', operation: { kind: 'delete' } });
     await waitForStatus(s, site.uuid, ['gone']);
     // The kept database still occupies its name on the server.
-    const reuse = await s.app.inject({
-      method: 'POST',
-      url: '/api/v1/sites',
-      headers: auth(),
-      payload: {
-        ...ids,
-        type: 'php',
-        domain: 'del2.example.net',
-        ssl: false,
-        options: { shouldCreateDatabaseAndUser: true, database: 'keepme' },
-      },
-    });
+    const reuse = await createSite('php', 'del2.example.net', { shouldCreateDatabaseAndUser: true, database: 'keepme' });
     expect(reuse.statusCode).toBe(422);
     expect(reuse.json().errors[0]).toMatchObject({ field: 'options.database', code: 'database_taken' });
     const op = await s.app.inject({ method: 'GET', url: `/api/v1/operations/${del.json().operation.uuid}`, headers: auth() });
@@ -159,18 +125,7 @@ describe(`sites lifecycle on ${TEST_DB} (spec §4.1, §3)`, () => {
   });
 
   it('deleteDatabase true frees the name (spec §4.1 DELETE)', async () => {
-    const created = await s.app.inject({
-      method: 'POST',
-      url: '/api/v1/sites',
-      headers: auth(),
-      payload: {
-        ...ids,
-        type: 'php',
-        domain: 'drop.example.net',
-        ssl: false,
-        options: { shouldCreateDatabaseAndUser: true, database: 'dropme' },
-      },
-    });
+    const created = await createSite('php', 'drop.example.net', { shouldCreateDatabaseAndUser: true, database: 'dropme' });
     const site = created.json();
     await waitForStatus(s, site.uuid, ['installed']);
     const del = await s.app.inject({
@@ -188,18 +143,7 @@ describe(`sites lifecycle on ${TEST_DB} (spec §4.1, §3)`, () => {
         .logs.map((l: { line: string }) => l.line)
         .join('\n'),
     ).toContain('rm -rf dropme');
-    const reuse = await s.app.inject({
-      method: 'POST',
-      url: '/api/v1/sites',
-      headers: auth(),
-      payload: {
-        ...ids,
-        type: 'php',
-        domain: 'drop2.example.net',
-        ssl: false,
-        options: { shouldCreateDatabaseAndUser: true, database: 'dropme' },
-      },
-    });
+    const reuse = await createSite('php', 'drop2.example.net', { shouldCreateDatabaseAndUser: true, database: 'dropme' });
     expect(reuse.statusCode).toBe(202);
   });
 });

@@ -6,7 +6,3 @@ export interface Actor {
   teamUuids: string[];
   scope: 'read' | 'write';
 }
-
-export function canSee(actor: Actor, teamUuid: string): boolean {
-  return actor.teamUuids.includes(teamUuid);
-}

@@ -3,7 +3,7 @@ import { notFound } from '../../domain/errors.js';
 import { UUID_RE, ValidationError } from '../../domain/field-errors.js';
 import { keyset } from '../../storage/paging.js';
 import type { UseCaseDeps } from '../deps.js';
-import { type Page, type PageRequest, toPage } from '../pagination.js';
+import { type PageRequest, toPage } from '../pagination.js';
 import { latestOperations } from './latest-operations.js';
 import { type SiteRecord, siteRecord } from './site-record.js';
 
@@ -20,16 +20,6 @@ export async function getSite(deps: UseCaseDeps, actor: Actor, uuid: string): Pr
   if (!row) throw notFound('Site');
   const ops = await latestOperations(deps.db, [row.uuid]);
   return siteRecord(row, ops.get(row.uuid));
-}
-
-/** GET /api/v1/sites?server=<uuid>: the live sites of one server, oldest first, cursor-paged. */
-export async function listSites(
-  deps: UseCaseDeps,
-  actor: Actor,
-  server: string | undefined,
-  page: PageRequest,
-): Promise<Page<SiteRecord>> {
-  return (await listSitesOfServer(deps, actor, server, page)).page;
 }
 
 /**
@@ -53,6 +43,7 @@ export async function listSitesJson(
   return { body, nextCursor: result.page.meta.next_cursor };
 }
 
+/** GET /api/v1/sites?server=<uuid>: the live sites of one server, oldest first, cursor-paged. */
 async function listSitesOfServer(deps: UseCaseDeps, actor: Actor, server: string | undefined, page: PageRequest) {
   if (!server) throw new ValidationError([{ field: 'server', code: 'required', message: 'Query parameter server is required.' }]);
   if (!UUID_RE.test(server))
