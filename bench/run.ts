@@ -14,6 +14,8 @@ const SERVERS = Number(process.env.BENCH_SERVERS ?? 50);
 const SITES_PER_SERVER = 20;
 const SERVICE_PORT = Number(process.env.BENCH_PORT ?? 18_480);
 const RAW_PORT = SERVICE_PORT + 1;
+// BENCH_CASES=create (comma-separated: raw,list,get,create) runs only those, e.g. to profile one.
+const CASES = new Set((process.env.BENCH_CASES ?? 'raw,list,get,create').split(','));
 const base = `http://127.0.0.1:${SERVICE_PORT}`;
 const dataDir = mkdtempSync(join(tmpdir(), 'siteplane-bench-'));
 const env = {
@@ -56,7 +58,8 @@ async function api(token: string, method: string, path: string, body?: unknown) 
   return res.json() as Promise<Record<string, unknown>>;
 }
 
-function run(title: string, opts: autocannon.Options): Promise<autocannon.Result> {
+function run(which: string, title: string, opts: autocannon.Options): Promise<autocannon.Result | null> {
+  if (!CASES.has(which)) return Promise.resolve(null);
   return new Promise((resolve, reject) => {
     autocannon({ connections: CONNECTIONS, duration: DURATION, ...opts }, (err, result) => (err ? reject(err) : resolve(result)));
   }).then((r) => {
@@ -71,7 +74,9 @@ function run(title: string, opts: autocannon.Options): Promise<autocannon.Result
 
 try {
   const token = cli(['token', 'create', '--name', 'bench']);
-  const service = spawn(process.execPath, [...CLI, 'serve'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  // BENCH_PROFILE=<dir> writes a CPU profile of the service (open it in Chrome DevTools).
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const service = spawn(process.execPath, [...profile, ...CLI, 'serve'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   children.push(service);
   await waitFor(`${base}/api/v1/health`);
 
@@ -118,11 +123,11 @@ try {
     `${SERVERS} servers × ${SITES_PER_SERVER} sites on SQLite; ${CONNECTIONS} connections, ${DURATION} s each; list body ${listBytes.length} bytes`,
   );
   const headers = { authorization: `Bearer ${token}` };
-  const rawResult = await run('raw node:http, same list bytes', { url: `http://127.0.0.1:${RAW_PORT}/` });
-  const list = await run('GET /sites?server= (20 sites)', { url: base + listPath, headers });
-  const get = await run('GET /sites/<uuid>', { url: `${base}/api/v1/sites/${lastSite}`, headers });
+  const rawResult = await run('raw', 'raw node:http, same list bytes', { url: `http://127.0.0.1:${RAW_PORT}/` });
+  const list = await run('list', 'GET /sites?server= (20 sites)', { url: base + listPath, headers });
+  const get = await run('get', 'GET /sites/<uuid>', { url: `${base}/api/v1/sites/${lastSite}`, headers });
   let n = 0;
-  const create = await run('POST /sites (dry-run server)', {
+  const create = await run('create', 'POST /sites (dry-run server)', {
     url: `${base}/api/v1/sites`,
     method: 'POST',
     headers: { ...headers, 'content-type': 'application/json' },
@@ -139,9 +144,10 @@ try {
       },
     ],
   });
-  const ratio = (r: autocannon.Result) => (r.requests.average / rawResult.requests.average).toFixed(2);
+  const ratio = (r: autocannon.Result | null) =>
+    r && rawResult ? `${(r.requests.average / rawResult.requests.average).toFixed(2)}x` : 'n/a';
   console.log(
-    `ratio to raw: list ${ratio(list)}x, get ${ratio(get)}x; create ${create.requests.average.toFixed(0)} req/s (targets: list >= 0.7x, create >= 2000 req/s)`,
+    `ratio to raw: list ${ratio(list)}, get ${ratio(get)}; create ${create?.requests.average.toFixed(0) ?? 'n/a'} req/s (targets: list >= 0.7x, create >= 2000 req/s)`,
   );
 } finally {
   for (const child of children) if (child.pid) process.kill(child.pid, 'SIGTERM');

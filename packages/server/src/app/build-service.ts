@@ -14,6 +14,7 @@ import { Worker } from '../jobs/worker.js';
 import { detectFacts } from '../provisioning/detect-facts.js';
 import type { Recipe } from '../provisioning/step.js';
 import { openStorage, type Storage } from '../storage/database.js';
+import { writeTransactions } from '../storage/group-commit.js';
 import { IdempotencyStore } from '../storage/idempotency-store.js';
 import { actorForToken } from '../storage/tokens.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
@@ -75,6 +76,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     jobEnqueued: () => worker?.wake(),
     integrations: overrides.integrations ?? realIntegrations(config),
     siteLists,
+    writes: writeTransactions(storage.db, storage.dialect),
   };
   const jobDeps: SiteJobDeps = {
     db: storage.db,

@@ -5,6 +5,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
+import { startCheckpointer } from './sqlite-checkpointer.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -31,7 +32,18 @@ function openSqlite(file: string): Storage {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  if (file === ':memory:') return { db, dialect: 'sqlite', close: () => db.destroy() };
+  // Checkpoints run in a thread of their own; the automatic one (40 MB of WAL) is only a backstop.
+  sqlite.pragma('wal_autocheckpoint = 10000');
+  const checkpointer = startCheckpointer(file);
+  return {
+    db,
+    dialect: 'sqlite',
+    close: async () => {
+      await checkpointer.stop();
+      await db.destroy();
+    },
+  };
 }
 
 function openPostgres(url: string): Storage {

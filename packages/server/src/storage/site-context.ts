@@ -1,5 +1,5 @@
 import type { SiteTypeId } from '@siteplane/contract';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Actor } from '../domain/auth/actor.js';
 import { EMPTY_FACTS, type ServerFacts } from '../domain/servers/facts.js';
 import type { CreateSiteContext } from '../domain/sites/create-site-context.js';
@@ -64,44 +64,60 @@ export async function loadCreateContext(
     dnsProfile = row ?? null;
   }
   if (!server) return { server: null, serverUserExists: false, dnsProfile, taken };
-  const live = () => trx.selectFrom('sites').where('server_uuid', '=', server.uuid).where('deleted_at', 'is', null);
+  const serverUuid = server.uuid;
   const users = [probe.databaseUser?.toLowerCase(), 'phpmyadmin'].filter((u): u is string => !!u);
-  const [user, domain, special, databases, dbUsers] = await Promise.all([
-    ids.serverUser
-      ? trx
-          .selectFrom('server_users')
-          .select('uuid')
-          .where('uuid', '=', ids.serverUser)
-          .where('server_uuid', '=', server.uuid)
-          .executeTakeFirst()
-      : undefined,
-    probe.domain ? live().select('domain').where('domain', '=', probe.domain).executeTakeFirst() : undefined,
-    // Ports (for allocation) and one-per-server types: few rows per server.
-    live()
-      .select(['port', 'singleton_type'])
-      .where((eb) => eb.or([eb('port', 'is not', null), eb('singleton_type', 'is not', null)]))
-      .execute(),
-    probe.database
-      ? trx
-          .selectFrom('server_databases')
-          .select('name_key')
-          .where('server_uuid', '=', server.uuid)
-          .where('name_key', '=', probe.database.toLowerCase())
-          .execute()
-      : [],
-    trx
-      .selectFrom('server_database_users')
-      .select('name_key')
-      .where('server_uuid', '=', server.uuid)
-      .where('name_key', 'in', users)
-      .execute(),
-  ]);
-  if (domain) taken.domains.add(domain.domain);
-  for (const s of special) {
-    if (s.port !== null) taken.ports.add(s.port);
-    if (s.singleton_type) taken.singletonTypes.add(s.singleton_type as SiteTypeId);
+  const kind = (name: string) => sql<string>`${sql.lit(name)}`.as('kind');
+  const live = () => trx.selectFrom('sites').where('server_uuid', '=', serverUuid).where('deleted_at', 'is', null);
+  // Everything the rules must know is taken on the server, in one round trip: each part is a point
+  // lookup or a read of a small partial index (sites_port_live, sites_singleton_live).
+  let query = live()
+    .select([kind('port'), sql<string | null>`cast(port as text)`.as('value')])
+    .where('port', 'is not', null)
+    .unionAll(
+      live()
+        .select([kind('singleton'), 'singleton_type as value'])
+        .where('singleton_type', 'is not', null),
+    )
+    .unionAll(
+      trx
+        .selectFrom('server_database_users')
+        .select([kind('database_user'), 'name_key as value'])
+        .where('server_uuid', '=', serverUuid)
+        .where('name_key', 'in', users),
+    );
+  if (ids.serverUser) {
+    query = query.unionAll(
+      trx
+        .selectFrom('server_users')
+        .select([kind('server_user'), 'uuid as value'])
+        .where('uuid', '=', ids.serverUser)
+        .where('server_uuid', '=', serverUuid),
+    );
   }
-  for (const d of databases) taken.databases.add(d.name_key);
-  for (const u of dbUsers) taken.databaseUsers.add(u.name_key);
-  return { server: { uuid: server.uuid, facts: server.facts }, serverUserExists: !!user, dnsProfile, taken };
+  if (probe.domain)
+    query = query.unionAll(
+      live()
+        .select([kind('domain'), 'domain as value'])
+        .where('domain', '=', probe.domain),
+    );
+  if (probe.database) {
+    query = query.unionAll(
+      trx
+        .selectFrom('server_databases')
+        .select([kind('database'), 'name_key as value'])
+        .where('server_uuid', '=', serverUuid)
+        .where('name_key', '=', probe.database.toLowerCase()),
+    );
+  }
+  let user = false;
+  for (const row of await query.execute()) {
+    const value = row.value as string;
+    if (row.kind === 'port') taken.ports.add(Number(value));
+    else if (row.kind === 'singleton') taken.singletonTypes.add(value as SiteTypeId);
+    else if (row.kind === 'database_user') taken.databaseUsers.add(value);
+    else if (row.kind === 'server_user') user = true;
+    else if (row.kind === 'domain') taken.domains.add(value);
+    else if (row.kind === 'database') taken.databases.add(value);
+  }
+  return { server: { uuid: server.uuid, facts: server.facts }, serverUserExists: user, dnsProfile, taken };
 }

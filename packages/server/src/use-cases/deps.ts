@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../app/clock.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import type { Dialect } from '../storage/database.js';
+import type { WriteTransactions } from '../storage/group-commit.js';
 import type { Database } from '../storage/schema.js';
 import type { Integrations } from './integrations.js';
 import type { SiteListCache } from './sites/site-list-cache.js';
@@ -18,4 +19,6 @@ export interface UseCaseDeps {
   integrations: Integrations;
   /** Told of every change to a server's sites (list cache invalidation). */
   siteLists: SiteListCache;
+  /** The transaction of a site create or delete (shared with concurrent ones on SQLite: group commit). */
+  writes: WriteTransactions;
 }

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
+import { timeOrderedUuid } from '../../storage/time-ordered-uuid.js';
 
 /**
  * Writes an operation and its job in the caller's transaction: the 202 is sent only after both are
@@ -16,7 +16,7 @@ export async function enqueueOperation(
   },
 ) {
   const operation = {
-    uuid: randomUUID(),
+    uuid: timeOrderedUuid(),
     site_uuid: input.site.uuid,
     team_uuid: input.site.team_uuid,
     kind: input.kind,
@@ -31,7 +31,7 @@ export async function enqueueOperation(
   await trx
     .insertInto('jobs')
     .values({
-      uuid: randomUUID(),
+      uuid: timeOrderedUuid(),
       operation_uuid: operation.uuid,
       site_uuid: input.site.uuid,
       kind: `site.${input.kind}`,

@@ -1,4 +1,4 @@
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import { SITE_TYPES } from '@siteplane/contract';
 import type { Actor } from '../../domain/auth/actor.js';
 import { ValidationError } from '../../domain/field-errors.js';
@@ -7,6 +7,7 @@ import type { SitePlan } from '../../domain/sites/create-site-input.js';
 import { freeDomainLabel, freeDomainName } from '../../domain/sites/free-domain.js';
 import { referencedIds, requestedNames, validateCreateSite } from '../../domain/sites/validate-create-site.js';
 import { loadCreateContext, lockServer, type ServerRow } from '../../storage/site-context.js';
+import { timeOrderedUuid } from '../../storage/time-ordered-uuid.js';
 import { uniqueViolation } from '../../storage/unique-violation.js';
 import type { UseCaseDeps } from '../deps.js';
 import { enqueueOperation } from '../operations/enqueue-operation.js';
@@ -23,7 +24,7 @@ export interface CreatedSite {
 export async function createSite(deps: UseCaseDeps, actor: Actor, body: unknown): Promise<CreatedSite> {
   const ids = referencedIds(body);
   try {
-    const result = await deps.db.transaction().execute(async (trx) => {
+    const result = await deps.writes(async (trx) => {
       const server = ids.server ? await lockServer(trx, deps.dialect, ids.server, actor) : null;
       const ctx = await loadCreateContext(trx, server, ids, actor, requestedNames(body));
       const plan = validateCreateSite(body, ctx);
@@ -34,7 +35,7 @@ export async function createSite(deps: UseCaseDeps, actor: Actor, body: unknown)
         databasePassword: plan.secrets.databasePassword ?? (plan.database ? generatedPassword() : undefined),
       };
       const row = {
-        uuid: randomUUID(),
+        uuid: timeOrderedUuid(),
         team_uuid: (server as ServerRow).team_uuid,
         server_uuid: plan.server,
         server_user_uuid: plan.serverUser,
@@ -57,7 +58,8 @@ export async function createSite(deps: UseCaseDeps, actor: Actor, body: unknown)
         supports_livewire: plan.supportsLivewire ? 1 : 0,
         options: JSON.stringify(plan.options),
         runtime: JSON.stringify(plan.runtime),
-        secrets_enc: deps.secrets.sealJson(secrets),
+        // Nothing to seal for most sites (no database, no WordPress admin): no cipher work then.
+        secrets_enc: Object.values(secrets).some((v) => v !== undefined) ? deps.secrets.sealJson(secrets) : null,
         db_engine: plan.database?.engine ?? null,
         db_name: site.databaseName,
         db_user: site.databaseUser,

@@ -30,7 +30,7 @@ export function parseDeleteBody(body: unknown): { deleteDatabase: boolean } {
 export async function deleteSite(deps: UseCaseDeps, actor: Actor, uuid: string, body: unknown): Promise<SiteRecord> {
   const { deleteDatabase } = parseDeleteBody(body);
   if (!UUID_RE.test(uuid)) throw notFound('Site');
-  const result = await deps.db.transaction().execute(async (trx) => {
+  const result = await deps.writes(async (trx) => {
     let query = trx
       .selectFrom('sites')
       .selectAll()
