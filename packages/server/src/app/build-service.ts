@@ -28,6 +28,7 @@ import { executorFactory } from './executors.js';
 import { realIntegrations } from './integrations.js';
 import { createLogger } from './logger.js';
 import { defaultRecipes } from './recipes.js';
+import { SshExecutorPool } from './ssh-executor-pool.js';
 
 export interface Service {
   app: FastifyInstance;
@@ -78,12 +79,13 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     siteLists,
     writes: writeTransactions(storage.db, storage.dialect),
   };
+  const sshPool = new SshExecutorPool();
   const jobDeps: SiteJobDeps = {
     db: storage.db,
     secrets,
     clock,
     recipes: overrides.recipes ?? defaultRecipes,
-    executorFor: overrides.executorFor ?? executorFactory(secrets),
+    executorFor: overrides.executorFor ?? executorFactory(secrets, sshPool),
     detectFacts: async (exec, server) => (server.connection === 'dry-run' ? null : detectFacts(exec)),
     settings: {
       wordpressSource: config.wordpressSource,
@@ -148,6 +150,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
       await app.close();
       await renewals?.stop();
       await worker?.stop();
+      await sshPool.closeAll();
       await storage.close();
     },
   };

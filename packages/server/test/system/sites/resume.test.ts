@@ -84,6 +84,7 @@ describe('a create killed mid-way resumes after a restart, without duplicates (i
     const a = await Harness.start({ username: user, leaseMs: 1_500, probe: probeA, env });
     cleanups.push(async () => {
       for (const exec of probeA.executors) await exec.close();
+      await a.sshPool.closeAll();
       rmSync(dataDir, { recursive: true, force: true });
       await pm2Kill(user);
       await stopDaemonsStartedSince(daemons);

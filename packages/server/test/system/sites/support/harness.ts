@@ -7,6 +7,7 @@ import { buildService, type Service } from '../../../../src/app/build-service.js
 import { loadConfig } from '../../../../src/app/config.js';
 import { executorFactory } from '../../../../src/app/executors.js';
 import { defaultRecipes } from '../../../../src/app/recipes.js';
+import { SshExecutorPool } from '../../../../src/app/ssh-executor-pool.js';
 import type { SiteJobDeps } from '../../../../src/jobs/site-job.js';
 import type { CommandResult, Executor, RunOptions } from '../../../../src/provisioning/executor.js';
 import { createToken } from '../../../../src/storage/tokens.js';
@@ -235,6 +236,8 @@ export function httpApi(base: string, token: string): ApiCall {
  */
 export class Harness extends SitesClient {
   private daemons: { nginx: number | null; fpm: number | null } = { nginx: null, fpm: null };
+  /** The service's SSH connections (one per server), closed by stop() or by a test that "crashed" it. */
+  sshPool = new SshExecutorPool();
 
   private constructor(
     readonly service: Service,
@@ -283,9 +286,11 @@ export class Harness extends SitesClient {
         return options.probe ? options.probe.wrap(exec, server.uuid) : exec;
       },
     });
-    factory = executorFactory(service.useCases.secrets);
+    const sshPool = new SshExecutorPool();
+    factory = executorFactory(service.useCases.secrets, sshPool);
     const { token } = await createToken(service.storage.db, { name: `sites-${randomBytes(4).toString('hex')}`, scope: 'write' });
     const harness = new Harness(service, token, ownDataDir, options.username);
+    harness.sshPool = sshPool;
     harness.daemons = await daemonsBefore();
     return harness;
   }
@@ -295,6 +300,7 @@ export class Harness extends SitesClient {
     await this.sweep().catch(() => undefined);
     // The service first: a job still running would start nginx again.
     await this.service.close();
+    await this.sshPool.closeAll();
     if (this.ownDataDir) rmSync(this.ownDataDir, { recursive: true, force: true });
     await pm2Kill(this.username).catch(() => undefined);
     if (this.publicKey) unauthorizeKey(this.publicKey);
