@@ -38,7 +38,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('one SSH connection per server (ARCHITECTURE §3), shared by its jobs', () => {
   function pool(idleMs = 60_000) {
     const made: FakeSsh[] = [];
-    return { made, pool: new SshExecutorPool((o) => made.push(new FakeSsh(o)) && (made.at(-1) as FakeSsh), idleMs) };
+    const create = (options: SshExecutorOptions) => {
+      const fake = new FakeSsh(options);
+      made.push(fake);
+      return fake;
+    };
+    return { made, pool: new SshExecutorPool(create, idleMs) };
   }
 
   it('jobs on one server at once share one executor; closing a job’s executor only lets go of it', async () => {

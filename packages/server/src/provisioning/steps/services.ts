@@ -27,22 +27,59 @@ export function testNginx(ctx: StepContext): Promise<CommandResult> {
   return run(ctx, ['nginx', '-t', '-q'], AS_ROOT);
 }
 
-/** Reloads nginx gracefully, or starts it when it is not running. */
+/**
+ * Reloads nginx gracefully, or starts it when it is not running; returns once the new
+ * configuration is what answers. `nginx -s reload` (and systemd's reload, which runs it) only
+ * signals the master: for some milliseconds its old workers keep accepting with the old
+ * configuration, so a site reported installed at once would answer its first request with the
+ * default page. Two more round trips: the workers before, and the wait for them to let go.
+ */
 export async function reloadNginx(ctx: StepContext): Promise<void> {
+  const before = await nginxWorkers(ctx);
   if (await hasSystemd(ctx)) {
     await mustRun(ctx, ['systemctl', 'reload-or-restart', 'nginx'], AS_ROOT, 'reload nginx');
     ctx.log('reloaded nginx (systemd)');
-    return;
-  }
-  // `nginx -s reload` fails when no master runs (no or stale pid file): then start one.
-  const reload = await run(ctx, ['nginx', '-s', 'reload'], AS_ROOT);
-  if (reload.code === 0) {
+  } else {
+    // `nginx -s reload` fails when no master runs (no or stale pid file): then start one.
+    const reload = await run(ctx, ['nginx', '-s', 'reload'], AS_ROOT);
+    if (reload.code !== 0) {
+      await mustRun(ctx, ['nginx'], AS_ROOT, 'start nginx');
+      ctx.log('started nginx (it was not running)');
+      return;
+    }
     ctx.log('reloaded nginx');
-    return;
   }
-  await mustRun(ctx, ['nginx'], AS_ROOT, 'start nginx');
-  ctx.log('started nginx (it was not running)');
+  if (before.length === 0) return;
+  const waited = await run(ctx, ['sh', '-c', WAIT_FOR_OLD_WORKERS, 'sh', NGINX_PID_FILE, ...before], AS_ROOT);
+  if (waited.code !== 0) ctx.log('nginx’s previous workers still accept connections 5 s after the reload');
 }
+
+/** The master's children now; none when nginx does not run or the kernel does not list children. */
+async function nginxWorkers(ctx: StepContext): Promise<string[]> {
+  const listed = await run(ctx, ['sh', '-c', NGINX_CHILDREN, 'sh', NGINX_PID_FILE], AS_ROOT);
+  return listed.code === 0 ? listed.stdout.split(/\s+/).filter((pid) => /^[1-9]\d*$/.test(pid)) : [];
+}
+
+const NGINX_CHILDREN = 'm=$(cat "$1" 2>/dev/null) && cat "/proc/$m/task/$m/children" 2>/dev/null; exit 0';
+
+/**
+ * Waits (up to 5 s) until none of the given workers accepts any more: each has exited or calls
+ * itself "worker process is shutting down", which an old worker does once it closed its listening
+ * sockets — by then the master has started the new workers. $1 the pid file, then the old pids.
+ */
+const WAIT_FOR_OLD_WORKERS = `shift
+i=0
+while [ "$i" -lt 100 ]; do
+  accepting=no
+  for p in "$@"; do
+    { t=$(tr '\\0' ' ' < "/proc/$p/cmdline"); } 2>/dev/null || continue
+    case "$t" in *"is shutting down"*) ;; *"worker process"*) accepting=yes ;; esac
+  done
+  [ "$accepting" = no ] && exit 0
+  i=$((i + 1))
+  sleep 0.05
+done
+exit 1`;
 
 export function testPhpFpm(ctx: StepContext, pool: Pick<FpmPoolLayout, 'binary' | 'mainConfig'>): Promise<CommandResult> {
   return run(ctx, [pool.binary, '-t', '--fpm-config', pool.mainConfig], AS_ROOT);

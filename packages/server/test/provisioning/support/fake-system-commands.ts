@@ -20,6 +20,9 @@ export function dispatchSystem(server: FakeServer, argv: string[], options: RunO
     server.addUser(user);
     return ok();
   }
+  // Listing nginx's workers through /proc (services.ts): this fake has no /proc, like a kernel
+  // that does not list children, so a reload does not wait for old workers.
+  if (cmd === 'sh' && args[1]?.includes('/task/$m/children')) return ok('');
   if (cmd === 'nginx') return nginx(server, args);
   if (cmd?.startsWith('php-fpm')) {
     if (!server.programs.has(cmd)) return fail(`${cmd}: not found`, 127);
