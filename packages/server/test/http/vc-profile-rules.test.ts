@@ -115,6 +115,18 @@ describe(`version-control profile rules on ${TEST_DB}`, () => {
     expect((await createProfile(s, body, s.otherTenantToken)).account).toBe(fixture.login);
   });
 
+  it('of ten creations with one name at once, exactly one wins; the others are 422 name_taken', async () => {
+    const body = { provider: 'github', name: 'raced', token: fixture.token, baseUrl: standin.baseUrl };
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => call(s, 'POST', '/api/v1/vc-profiles', { payload: body })),
+    );
+    expect(answers.filter((a) => a.statusCode === 201)).toHaveLength(1);
+    for (const a of answers.filter((x) => x.statusCode !== 201)) {
+      expect(a.statusCode).toBe(422);
+      expect(a.json().errors).toEqual([expect.objectContaining({ field: 'name', code: 'name_taken' })]);
+    }
+  });
+
   it('deletes a profile (204), after which it is 404; a read token may list but not create or delete', async () => {
     const created = await createProfile(s, {
       provider: 'github',

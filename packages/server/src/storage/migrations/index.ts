@@ -1,9 +1,11 @@
 import type { Migration } from 'kysely';
 import * as m001 from './001_initial.js';
 import * as m002 from './002_tls.js';
+import * as m003 from './003_vc_profile_names.js';
 
 /** Numbered, forward-only; the same list for SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
   '001_initial': m001,
   '002_tls': m002,
+  '003_vc_profile_names': m003,
 };

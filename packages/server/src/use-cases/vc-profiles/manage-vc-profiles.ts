@@ -6,6 +6,7 @@ import { notFound } from '../../domain/errors.js';
 import { UUID_RE, ValidationError } from '../../domain/field-errors.js';
 import { keyset } from '../../storage/paging.js';
 import type { Database } from '../../storage/schema.js';
+import { uniqueViolation } from '../../storage/unique-violation.js';
 import type { VcsProfileConfig, VcsProviderName } from '../../vcs/provider.js';
 import type { UseCaseDeps } from '../deps.js';
 import { type PageRequest, toPage } from '../pagination.js';
@@ -35,8 +36,8 @@ export async function createVcProfile(deps: UseCaseDeps, actor: Actor, body: Sta
     errors.push(...error.errors); // reported with the body's other violations
     return null;
   });
-  // Unique per team so `siteplane vc` users can tell profiles apart. Checked, not indexed: two
-  // simultaneous creations with one name can both pass (a unique index needs a migration).
+  // Unique per team so `siteplane vc` users can tell profiles apart. Checked here to report it with
+  // the body's other violations; the unique index (migration 003) refuses the loser of a race.
   const taken =
     team !== null &&
     (await deps.db
@@ -66,7 +67,14 @@ export async function createVcProfile(deps: UseCaseDeps, actor: Actor, body: Sta
     account_login: account,
     created_at: deps.clock.now().toISOString(),
   };
-  await deps.db.insertInto('vc_profiles').values(row).execute();
+  try {
+    await deps.db.insertInto('vc_profiles').values(row).execute();
+  } catch (error) {
+    if (!uniqueViolation(error)) throw error;
+    throw new ValidationError([
+      { field: 'name', code: 'name_taken', message: 'This team already has a profile with this name.' },
+    ]);
+  }
   return vcProfileRecord(row);
 }
 
