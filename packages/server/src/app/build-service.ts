@@ -74,6 +74,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     clock,
     // In the owned-zone mode temporary domains are `<label>.<FREE_DOMAIN_ZONE>` (no IP embedded).
     freeDomainBase: config.freeDomainZone ?? config.freeDomainBase,
+    freeDomainDnsProfile: config.freeDomainDnsProfile,
     jobEnqueued: () => worker?.wake(),
     integrations: overrides.integrations ?? realIntegrations(config),
     siteLists,

@@ -14,6 +14,8 @@ export interface UseCaseDeps {
   secrets: SecretBox;
   clock: Clock;
   freeDomainBase: string;
+  /** FREE_DOMAIN_DNS_PROFILE: the DNS profile holding the temporary-domain zone, when one is configured. */
+  freeDomainDnsProfile: string | null;
   /** Wakes the in-process worker after a job is committed. */
   jobEnqueued(): void;
   integrations: Integrations;

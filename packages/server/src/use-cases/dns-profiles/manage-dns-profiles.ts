@@ -86,6 +86,13 @@ export async function listDnsProfiles(deps: UseCaseDeps, actor: Actor, page: Pag
 
 export async function deleteDnsProfile(deps: UseCaseDeps, actor: Actor, uuid: string) {
   const row = await findDnsProfile(deps, actor, uuid);
+  if (row.uuid === deps.freeDomainDnsProfile) {
+    // Every temporary domain's record lives in that zone, and new ones are made there.
+    throw new DomainError(
+      'conflict',
+      'This DNS profile holds the temporary-domain zone (FREE_DOMAIN_DNS_PROFILE); configure another one first.',
+    );
+  }
   const inUse = await deps.db
     .selectFrom('sites')
     .select('uuid')

@@ -39,6 +39,9 @@ export function freeZoneCases(): void {
       });
       expect(profile.status).toBe(201);
       await suite.restart({ FREE_DOMAIN_ZONE: zone, FREE_DOMAIN_DNS_PROFILE: profile.body.uuid });
+      // The zone's profile cannot go while the configuration names it.
+      const removal = await suite.api('DELETE', `/api/v1/dns-profiles/${profile.body.uuid}`);
+      expect(removal.status).toBe(409);
       ids = await localServer(suite, 'sptls');
     }, 120_000);
 
