@@ -107,7 +107,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
   });
   let renewals: RenewalScheduler | null = null;
   if (config.runWorker) {
-    worker = new Worker(queue, (job) => runSiteJob(jobDeps, job), clock, logger, {
+    worker = new Worker(queue, (job, signal) => runSiteJob(jobDeps, job, signal), clock, logger, {
       concurrency: config.workerConcurrency,
       leaseMs: overrides.leaseMs ?? config.jobLeaseMs,
       pollMs: overrides.pollMs ?? 1_000,

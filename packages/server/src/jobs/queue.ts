@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, sql, type Updateable } from 'kysely';
 import type { Dialect } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
 
@@ -37,38 +37,81 @@ export class JobQueue {
     return result.rows[0] ?? null;
   }
 
-  /** Extends the lease; false when the job was taken by another worker (our lease had run out). */
-  async heartbeat(uuid: string, workerId: string, now: Date, leaseMs: number): Promise<boolean> {
-    const r = await this.db
-      .updateTable('jobs')
-      .set({ lease_until: new Date(now.getTime() + leaseMs).toISOString() })
-      .where('uuid', '=', uuid)
-      .where('locked_by', '=', workerId)
-      .where('status', '=', 'running')
-      .executeTakeFirst();
-    return Number(r.numUpdatedRows) === 1;
+  /** Extends the lease; false when the claim was lost (its lease ran out and the job was claimed again). */
+  async heartbeat(claim: JobClaim, now: Date, leaseMs: number): Promise<boolean> {
+    return updateHeldJob(this.db, claim, { lease_until: new Date(now.getTime() + leaseMs).toISOString() });
   }
 
-  async complete(uuid: string): Promise<void> {
-    await this.db.updateTable('jobs').set({ status: 'done', lease_until: null }).where('uuid', '=', uuid).execute();
+  /** Marks the job done; false (and nothing changed) when the claim was lost to another. */
+  async complete(claim: JobClaim): Promise<boolean> {
+    return updateHeldJob(this.db, claim, { status: 'done', lease_until: null });
   }
 
-  async fail(uuid: string, error: string): Promise<void> {
-    await this.db
-      .updateTable('jobs')
-      .set({ status: 'failed', lease_until: null, last_error: error })
-      .where('uuid', '=', uuid)
-      .execute();
+  /** Marks the job failed for good; false (and nothing changed) when the claim was lost to another. */
+  async fail(claim: JobClaim, error: string): Promise<boolean> {
+    return updateHeldJob(this.db, claim, { status: 'failed', lease_until: null, last_error: error });
   }
 
-  /** Puts the job back for a later attempt (transient failure: connection lost, server busy). */
-  async retryLater(uuid: string, error: string, runAt: Date): Promise<void> {
-    await this.db
-      .updateTable('jobs')
-      .set({ status: 'queued', lease_until: null, locked_by: null, last_error: error, run_at: runAt.toISOString() })
-      .where('uuid', '=', uuid)
-      .execute();
+  /**
+   * Puts the job back for a later attempt (transient failure: connection lost, server busy); false
+   * (and nothing changed) when the claim was lost to another.
+   */
+  async retryLater(claim: JobClaim, error: string, runAt: Date): Promise<boolean> {
+    return updateHeldJob(this.db, claim, {
+      status: 'queued',
+      lease_until: null,
+      locked_by: null,
+      last_error: error,
+      run_at: runAt.toISOString(),
+    });
   }
+}
+
+/**
+ * What a worker holds after `claim`: the job, by whom, and which claim of it. `attempts` grows with
+ * every claim, so it tells two claims of one worker apart too (a worker that stalled past its lease
+ * and then claimed the same job again).
+ */
+export type JobClaim = Pick<JobRow, 'uuid' | 'locked_by' | 'attempts'>;
+
+/**
+ * Whether this claim still holds the job, read before each step: the heartbeat notices a lost
+ * lease only on its next beat, and a worker waking from a stall may reach the next step first.
+ */
+export async function stillHolds(db: Kysely<Database>, claim: JobClaim): Promise<boolean> {
+  if (claim.locked_by === null) return false;
+  const row = await db
+    .selectFrom('jobs')
+    .select('uuid')
+    .where('uuid', '=', claim.uuid)
+    .where('locked_by', '=', claim.locked_by)
+    .where('attempts', '=', claim.attempts)
+    .where('status', '=', 'running')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Changes the job only while this claim still holds it: running, locked by the same worker, same
+ * attempt. Otherwise the lease ran out and another claim owns the job; a stale worker must not touch
+ * it (fencing). Runs on the caller's transaction when given one, so a job's outcome can commit
+ * together with the work's (jobs/operation-outcome.ts).
+ */
+export async function updateHeldJob(
+  db: Kysely<Database>,
+  claim: JobClaim,
+  change: Updateable<Database['jobs']>,
+): Promise<boolean> {
+  if (claim.locked_by === null) return false;
+  const r = await db
+    .updateTable('jobs')
+    .set(change)
+    .where('uuid', '=', claim.uuid)
+    .where('locked_by', '=', claim.locked_by)
+    .where('attempts', '=', claim.attempts)
+    .where('status', '=', 'running')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
 }
 
 /** Exponential backoff with a cap: 5 s, 10 s, 20 s … at most 5 minutes. */

@@ -3,15 +3,15 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../app/clock.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { EMPTY_FACTS, type ServerFacts } from '../domain/servers/facts.js';
-import { CommandFailed, type Executor } from '../provisioning/executor.js';
+import type { Executor } from '../provisioning/executor.js';
 import type { ProvisionedSite, ProvisioningSettings, Recipe, Step, StepContext } from '../provisioning/step.js';
-import { ConfigTestFailed } from '../provisioning/steps/config-file.js';
 import { ledgerFor, resourceUsedByOtherSite } from '../storage/ledger-store.js';
 import { OperationJournal, redactor } from '../storage/operation-journal.js';
 import type { Database } from '../storage/schema.js';
-import type { JobRow } from './queue.js';
+import { abandon, type OperationRun, recordFailure, recordSuccess } from './operation-outcome.js';
+import { type JobRow, stillHolds } from './queue.js';
 import type { ServerLocks } from './server-locks.js';
-import { TransientJobError } from './worker.js';
+import { type JobSignal, LeaseLost, TransientJobError } from './worker.js';
 
 type ServerRow = Database['servers'];
 
@@ -38,12 +38,15 @@ export interface SiteJobExtension {
   steps(job: { op: Database['operations']; site: Database['sites']; server: ServerRow }, recipeSteps: Step[]): Step[];
   /** In the transaction that marks a site installed (queues its first certificate). */
   created(trx: Kysely<Database>, site: Database['sites'], now: string): Promise<void>;
-  /** An `ssl` operation failed: the site stays as it is; the extension records why. */
-  sslFailed(op: Database['operations'], site: Database['sites'], error: unknown): Promise<void>;
+  /** An `ssl` operation failed: the site stays as it is; the extension records why (in the failure's transaction). */
+  sslFailed(trx: Kysely<Database>, op: Database['operations'], site: Database['sites'], error: unknown): Promise<void>;
 }
 
-/** Runs one site operation (create or delete): every recipe step in order, journaled. */
-export async function runSiteJob(deps: SiteJobDeps, job: JobRow): Promise<void> {
+/**
+ * Runs one site operation (create or delete): every recipe step in order, journaled. Stops between
+ * steps once the worker's lease is lost, and records the outcome only while its claim holds the job.
+ */
+export async function runSiteJob(deps: SiteJobDeps, job: JobRow, signal: JobSignal): Promise<void> {
   const { db } = deps;
   const op = await db.selectFrom('operations').selectAll().where('uuid', '=', job.operation_uuid).executeTakeFirstOrThrow();
   const site = await db.selectFrom('sites').selectAll().where('uuid', '=', op.site_uuid).executeTakeFirstOrThrow();
@@ -69,7 +72,15 @@ export async function runSiteJob(deps: SiteJobDeps, job: JobRow): Promise<void> 
     await db.updateTable('sites').set({ status: 'installing', updated_at: now() }).where('uuid', '=', site.uuid).execute();
   deps.siteChanged(site.server_uuid);
   if (job.attempts > 1) journal.log(`resuming (attempt ${job.attempts})`);
+  // A create after a failed one (POST …/retry): the site keeps that failure until this one succeeds.
+  const earlier =
+    op.kind === 'create' && site.failure ? (JSON.parse(site.failure) as { operation: string; step: string | null }) : null;
+  if (earlier && earlier.operation !== op.uuid)
+    journal.log(
+      `retrying after operation ${earlier.operation} failed at ${earlier.step ? `step ${earlier.step}` : 'setup'}; steps already done are checked and left as they are`,
+    );
 
+  const run: OperationRun = { deps, job, signal, journal, redact, op, site };
   const provisioned = provisionedSite(site, user.username, secrets);
   const params = JSON.parse(op.params) as { deleteDatabase?: boolean };
   let steps: Step[] = [];
@@ -83,7 +94,7 @@ export async function runSiteJob(deps: SiteJobDeps, job: JobRow): Promise<void> 
       await journal.flush();
       throw new TransientJobError(message);
     }
-    await fail(deps, journal, redact, op, site, null, -1, new Error(message));
+    await recordFailure(run, null, -1, new Error(message));
     throw new Error(message);
   }
   let current = -1;
@@ -125,14 +136,19 @@ export async function runSiteJob(deps: SiteJobDeps, job: JobRow): Promise<void> 
       },
     };
     for (const [idx, step] of steps.entries()) {
+      // Once another claim runs the job, this run neither starts a step nor reports one.
+      if (signal.leaseLost || !(await stillHolds(db, job))) throw new LeaseLost(job);
       current = idx;
       await journal.stepStarted(idx, step.name);
       await step.run(ctx);
+      if (signal.leaseLost) throw new LeaseLost(job);
       await journal.stepFinished(idx, 'succeeded', 0);
     }
   } catch (error) {
-    await fail(deps, journal, redact, op, site, steps[current]?.name ?? null, current, error);
-    // Redacted: the worker logs this and stores it as the job's last_error.
+    // Whatever failed, a run that lost its claim reports nothing: the job's new owner does.
+    if (signal.leaseLost || error instanceof LeaseLost) throw await abandon(run);
+    await recordFailure(run, steps[current]?.name ?? null, current, error);
+    // Redacted: the worker logs this (and stores it as last_error when it queues another attempt).
     throw error instanceof TransientJobError
       ? error
       : new Error(`operation ${op.uuid} failed: ${redact((error as Error).message)}`);
@@ -140,8 +156,7 @@ export async function runSiteJob(deps: SiteJobDeps, job: JobRow): Promise<void> 
     await exec.close().catch(() => {});
   }
   await journal.flush();
-  await succeed(deps, op, site, params.deleteDatabase === true);
-  deps.siteChanged(site.server_uuid);
+  await recordSuccess(run, params.deleteDatabase === true);
 }
 
 function provisionedSite(
@@ -173,86 +188,4 @@ function provisionedSite(
     port: site.port,
     secrets: secrets.wpAdminPassword ? { wpAdminPassword: secrets.wpAdminPassword } : {},
   };
-}
-
-async function succeed(deps: SiteJobDeps, op: Database['operations'], site: Database['sites'], deleteDatabase: boolean) {
-  const now = deps.clock.now().toISOString();
-  await deps.db.transaction().execute(async (trx) => {
-    await trx
-      .updateTable('operations')
-      .set({ status: 'succeeded', finished_at: now, error: null })
-      .where('uuid', '=', op.uuid)
-      .execute();
-    // A certificate operation never changes the site's status: with or without TLS it is served.
-    if (op.kind === 'ssl') return;
-    if (op.kind === 'create') {
-      await trx
-        .updateTable('sites')
-        .set({ status: 'installed', failure: null, updated_at: now })
-        .where('uuid', '=', site.uuid)
-        .execute();
-      await deps.extension?.created(trx, site, now);
-      return;
-    }
-    // Deleted only now that cleanup succeeded. A kept database stays taken on the server.
-    await trx
-      .updateTable('sites')
-      .set({ status: 'deleted', deleted_at: now, failure: null, updated_at: now })
-      .where('uuid', '=', site.uuid)
-      .execute();
-    for (const table of ['server_databases', 'server_database_users'] as const) {
-      if (deleteDatabase) await trx.deleteFrom(table).where('site_uuid', '=', site.uuid).execute();
-      else await trx.updateTable(table).set({ site_uuid: null }).where('site_uuid', '=', site.uuid).execute();
-    }
-  });
-}
-
-async function fail(
-  deps: SiteJobDeps,
-  journal: OperationJournal,
-  redact: (text: string) => string,
-  op: Database['operations'],
-  site: Database['sites'],
-  step: string | null,
-  idx: number,
-  error: unknown,
-) {
-  const exitCode = error instanceof CommandFailed ? error.result.code : error instanceof ConfigTestFailed ? error.exitCode : null;
-  // The message may quote a command's output, and it is stored and shown outside the log too.
-  const message = redact(error instanceof Error ? error.message : String(error));
-  journal.log(`step ${step ?? '(setup)'} failed: ${message}`);
-  const commandOutput =
-    error instanceof CommandFailed
-      ? `${error.result.stdout}\n${error.result.stderr}`
-      : error instanceof ConfigTestFailed
-        ? error.output
-        : null;
-  if (commandOutput !== null) {
-    const output = commandOutput.trim().split('\n').slice(-20);
-    for (const line of output) journal.log(`  | ${line}`);
-  }
-  if (idx >= 0) await journal.stepFinished(idx, 'failed', exitCode);
-  await journal.flush();
-  if (error instanceof TransientJobError) return;
-  const left = await ledgerFor(deps.db, site.uuid).list();
-  const failure = { operation: op.uuid, step, exit_code: exitCode, message, left: op.kind === 'delete' ? left : undefined };
-  const now = deps.clock.now().toISOString();
-  // The site stays installed and served over HTTP (or on its previous certificate); the reason is
-  // recorded before the operation reads as failed, so a client never sees one without the other.
-  if (op.kind === 'ssl') await deps.extension?.sslFailed(op, site, error);
-  await deps.db
-    .updateTable('operations')
-    .set({ status: 'failed', finished_at: now, error: JSON.stringify(failure) })
-    .where('uuid', '=', op.uuid)
-    .execute();
-  if (op.kind === 'ssl') {
-    deps.siteChanged(site.server_uuid);
-    return;
-  }
-  await deps.db
-    .updateTable('sites')
-    .set({ status: op.kind === 'create' ? 'failed' : 'delete_failed', failure: JSON.stringify(failure), updated_at: now })
-    .where('uuid', '=', site.uuid)
-    .execute();
-  deps.siteChanged(site.server_uuid);
 }

@@ -8,7 +8,29 @@ export class TransientJobError extends Error {
   override name = 'TransientJobError';
 }
 
-export type JobHandler = (job: JobRow, signal: { leaseLost: boolean }) => Promise<void>;
+/**
+ * What a job handler throws when its claim was lost: the lease ran out (a stalled worker, a slow
+ * database) and another claim runs the job now. Nothing of this run's outcome is recorded.
+ */
+export class LeaseLost extends Error {
+  override name = 'LeaseLost';
+  constructor(job: Pick<JobRow, 'uuid' | 'attempts'>) {
+    super(`job ${job.uuid}: attempt ${job.attempts} lost its lease; another claim runs the job now`);
+  }
+}
+
+/**
+ * Shared by the worker and a running handler. The heartbeat sets `leaseLost` once another claim
+ * took the job over, so the handler stops between steps. The handler sets `settled` once it
+ * recorded the job's outcome itself, in the transaction that recorded its work's outcome; the
+ * worker then records nothing more.
+ */
+export interface JobSignal {
+  leaseLost: boolean;
+  settled: boolean;
+}
+
+export type JobHandler = (job: JobRow, signal: JobSignal) => Promise<void>;
 
 /**
  * Claims jobs and runs them, up to `concurrency` at once, extending each lease while it runs.
@@ -71,11 +93,14 @@ export class Worker {
   }
 
   private async run(job: JobRow): Promise<void> {
-    const signal = { leaseLost: false };
+    const signal: JobSignal = { leaseLost: false, settled: false };
     const beat = setInterval(
       async () => {
         try {
-          if (!(await this.queue.heartbeat(job.uuid, this.id, this.clock.now(), this.options.leaseMs))) signal.leaseLost = true;
+          if (!(await this.queue.heartbeat(job, this.clock.now(), this.options.leaseMs))) {
+            signal.leaseLost = true;
+            clearInterval(beat);
+          }
         } catch (error) {
           this.log.warn({ err: error, job: job.uuid }, 'heartbeat failed');
         }
@@ -84,19 +109,36 @@ export class Worker {
     );
     try {
       await this.handle(job, signal);
-      await this.queue.complete(job.uuid);
+      if (!signal.settled) this.held(job, await this.queue.complete(job));
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      if (error instanceof TransientJobError && job.attempts < job.max_attempts) {
-        const at = new Date(this.clock.now().getTime() + backoffMs(job.attempts));
-        this.log.warn({ job: job.uuid, attempt: job.attempts, retry_at: at.toISOString() }, message);
-        await this.queue.retryLater(job.uuid, message, at);
-      } else {
-        this.log.error({ job: job.uuid }, message);
-        await this.queue.fail(job.uuid, message);
-      }
+      await this.failed(job, signal, error);
     } finally {
       clearInterval(beat);
     }
+  }
+
+  private async failed(job: JobRow, signal: JobSignal, error: unknown): Promise<void> {
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof LeaseLost) {
+      this.log.warn({ job: job.uuid, attempt: job.attempts }, message);
+      return;
+    }
+    if (error instanceof TransientJobError && job.attempts < job.max_attempts) {
+      const at = new Date(this.clock.now().getTime() + backoffMs(job.attempts));
+      this.log.warn({ job: job.uuid, attempt: job.attempts, retry_at: at.toISOString() }, message);
+      this.held(job, await this.queue.retryLater(job, message, at));
+      return;
+    }
+    this.log.error({ job: job.uuid }, message);
+    if (!signal.settled) this.held(job, await this.queue.fail(job, message));
+  }
+
+  /** After recording a job's outcome: when the claim had been lost, the job was left to its new owner. */
+  private held(job: JobRow, recorded: boolean): void {
+    if (!recorded)
+      this.log.warn(
+        { job: job.uuid, attempt: job.attempts },
+        `job ${job.uuid}: attempt ${job.attempts} lost its lease before its outcome was recorded; left to the claim that holds it now`,
+      );
   }
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
+import { uniqueViolation } from './unique-violation.js';
 
 /**
  * Steps and log lines of one operation. Lines are appended with their own sequence numbers (no blob
@@ -17,23 +18,33 @@ export class OperationJournal {
 
   static async open(db: Kysely<Database>, operationUuid: string, redact: (line: string) => string): Promise<OperationJournal> {
     const journal = new OperationJournal(db, operationUuid, redact);
-    const row = await db
-      .selectFrom('operation_logs')
-      .select((eb) => eb.fn.max('seq').as('max'))
-      .where('operation_uuid', '=', operationUuid)
-      .executeTakeFirst();
-    journal.seq = Number(row?.max ?? 0);
+    journal.seq = await maxSeq(db, operationUuid);
     return journal;
   }
 
   /** Queues the line; writes keep their order. `flush()` waits for them. */
   log(line: string): void {
-    const seq = ++this.seq;
     const at = new Date().toISOString();
     const text = this.redact(line).slice(0, 8000);
-    this.pending = this.pending.then(() =>
-      this.db.insertInto('operation_logs').values({ operation_uuid: this.operationUuid, seq, at, line: text }).execute(),
-    );
+    this.pending = this.pending.then(() => this.append(at, text));
+  }
+
+  /**
+   * One writer per operation, except when a worker lost its lease while still running a step: then
+   * it and the new owner write lines at once. A sequence number the other took is skipped (after
+   * the highest stored), so neither loses lines nor breaks its journal.
+   */
+  private async append(at: string, line: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const seq = ++this.seq;
+      try {
+        await this.db.insertInto('operation_logs').values({ operation_uuid: this.operationUuid, seq, at, line }).execute();
+        return;
+      } catch (error) {
+        if (attempt >= 5 || uniqueViolation(error) === null) throw error;
+        this.seq = await maxSeq(this.db, this.operationUuid);
+      }
+    }
   }
 
   async flush(): Promise<void> {
@@ -63,14 +74,29 @@ export class OperationJournal {
       .execute();
   }
 
-  async stepFinished(idx: number, status: 'succeeded' | 'failed', exitCode: number | null): Promise<void> {
-    await this.db
+  /** `db`: a transaction, when the step's status must commit with the operation's (jobs/operation-outcome.ts). */
+  async stepFinished(
+    idx: number,
+    status: 'succeeded' | 'failed',
+    exitCode: number | null,
+    db: Kysely<Database> = this.db,
+  ): Promise<void> {
+    await db
       .updateTable('operation_steps')
       .set({ status, exit_code: exitCode, finished_at: new Date().toISOString() })
       .where('operation_uuid', '=', this.operationUuid)
       .where('idx', '=', idx)
       .execute();
   }
+}
+
+async function maxSeq(db: Kysely<Database>, operationUuid: string): Promise<number> {
+  const row = await db
+    .selectFrom('operation_logs')
+    .select((eb) => eb.fn.max('seq').as('max'))
+    .where('operation_uuid', '=', operationUuid)
+    .executeTakeFirst();
+  return Number(row?.max ?? 0);
 }
 
 /** Replaces every occurrence of the given secrets with ***. */

@@ -45,7 +45,7 @@ describe(`durable job queue on ${TEST_DB} (ARCHITECTURE §1 jobs/)`, () => {
     expect(new Set([first?.site_uuid, second?.site_uuid])).toEqual(new Set([siteA, siteB]));
     expect(third).toBeNull(); // A's delete waits for A's create
     const createA = [first, second].find((j) => j?.site_uuid === siteA);
-    await queue.complete(createA!.uuid);
+    expect(await queue.complete(createA!)).toBe(true);
     const next = await queue.claim('w3', t0, 60_000);
     expect(next).toMatchObject({ site_uuid: siteA, kind: 'site.delete' });
   });
@@ -62,15 +62,15 @@ describe(`durable job queue on ${TEST_DB} (ARCHITECTURE §1 jobs/)`, () => {
     const afterLease = new Date(t0.getTime() + 120_000);
     const reclaimed = await queue.claim('w9', afterLease, 60_000);
     expect(reclaimed).toMatchObject({ uuid: bJob.uuid, locked_by: 'w9', attempts: 2 });
-    expect(await queue.heartbeat(bJob.uuid, bJob.locked_by as string, afterLease, 60_000)).toBe(false);
-    expect(await queue.heartbeat(bJob.uuid, 'w9', afterLease, 60_000)).toBe(true);
+    expect(await queue.heartbeat(bJob, afterLease, 60_000)).toBe(false);
+    expect(await queue.heartbeat(reclaimed!, afterLease, 60_000)).toBe(true);
   });
 
   it('retryLater puts a job back with a later run_at', async () => {
     const job = await s.storage.db.selectFrom('jobs').selectAll().where('site_uuid', '=', siteB).executeTakeFirstOrThrow();
     await s.storage.db.updateTable('jobs').set({ status: 'done' }).where('uuid', '!=', job.uuid).execute();
     const now = new Date(Date.now() + 200_000);
-    await queue.retryLater(job.uuid, 'connection refused', new Date(now.getTime() + 30_000));
+    expect(await queue.retryLater(job, 'connection refused', new Date(now.getTime() + 30_000))).toBe(true);
     expect(await queue.claim('w1', now, 60_000)).toBeNull();
     expect(await queue.claim('w1', new Date(now.getTime() + 31_000), 60_000)).toMatchObject({ uuid: job.uuid });
   });

@@ -126,19 +126,19 @@ export function siteTls(deps: SiteTlsDeps): SiteJobExtension {
       if (parseSsl(site.ssl).enabled) await enqueueSsl(trx, site, 'issue', now);
     },
 
-    async sslFailed(op, site, error) {
+    async sslFailed(trx, op, site, error) {
       const now = deps.clock.now();
-      const deployed = await store.deployment(site.uuid);
+      // In the transaction that fails the operation (jobs/operation-outcome.ts): read and write through it.
+      const deployed = await new CertificateStore(trx, deps.secrets).deployment(site.uuid);
       // A renewal that failed while the deployed certificate still works leaves the site on
       // HTTPS: `active`, with the reason in `error`; otherwise the site stays on HTTP, `failed`.
       const stillValid = deployed !== undefined && new Date(deployed.expires_at) > now;
       await updateSiteSsl(
-        deps.db,
+        trx,
         site.uuid,
         { status: stillValid ? 'active' : 'failed', error: sslError(error, op.uuid, now) },
         now,
       );
-      deps.siteChanged(site.server_uuid);
     },
   };
 }
