@@ -20,6 +20,10 @@ export interface LedgerEntry {
     | 'php_fpm_pool'
     | 'nginx_vhost'
     | 'pm2_process'
+    /** A user's PM2 daemon (ref: the user), shared by their Node sites and stopped with the last. */
+    | 'pm2_daemon'
+    /** The systemd unit `pm2 startup` installed for a user (ref: its path), shared like the daemon. */
+    | 'pm2_startup'
     | 'database'
     | 'database_user'
     | 'certificate'

@@ -65,7 +65,7 @@ describe('a job that stopped half-way', () => {
     await expect(
       runSteps(makeContext(server.exec, site, { ledger }), recipeFor('nodejs-ssr').remove(site, { deleteDatabase: false })),
     ).rejects.toThrow(/PM2 daemon not reachable/);
-    expect(ledger.entries.map((e) => e.kind)).toEqual(['system_user', 'directory', 'directory', 'pm2_process']);
+    expect(ledger.entries.map((e) => e.kind)).toEqual(['system_user', 'directory', 'directory', 'pm2_daemon', 'pm2_process']);
     await runSteps(makeContext(server.exec, site, { ledger }), recipeFor('nodejs-ssr').remove(site, { deleteDatabase: false }));
     expect(ledger.entries.map((e) => e.kind)).toEqual(['system_user']);
   });

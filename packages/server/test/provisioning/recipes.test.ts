@@ -94,6 +94,7 @@ describe.each(SITE_TYPE_IDS)('recipe %s', (type) => {
       if (entry.kind === 'directory' || entry.kind === 'nginx_vhost' || entry.kind === 'php_fpm_pool')
         expect(server.fs.get(entry.ref)).toBeDefined();
       if (entry.kind === 'pm2_process') expect(footprint.pm2).toContain(entry.ref);
+      if (entry.kind === 'pm2_daemon') expect(footprint.pm2Daemon).toBe(true);
       if (entry.kind === 'database') expect(footprint.databases).toContain(entry.ref);
       if (entry.kind === 'database_user') expect(footprint.databaseUsers).toContain(entry.ref);
       if (entry.kind === 'system_user') expect(server.users.has(entry.ref)).toBe(true);
@@ -138,10 +139,10 @@ describe.each(SITE_TYPE_IDS)('recipe %s', (type) => {
     expect(server.unknown).toEqual([]);
     expect(siteFootprint(server, site)).toEqual(before);
     // Nothing outside the site was removed (server-wide packages, configs, the user's home stay).
+    // Pid files are a daemon's, not the site's: the PM2 daemon's goes when it is stopped.
+    const runtime = (p: string) => p.startsWith('/run/') || p.endsWith('/.pm2/pm2.pid');
     const expectedLeft = [...pathsBefore].filter((p) => !footprintPaths.has(p)).sort();
-    expect([...server.fs.nodes.keys()].filter((p) => !p.startsWith('/run/')).sort()).toEqual(
-      expectedLeft.filter((p) => !p.startsWith('/run/')),
-    );
+    expect([...server.fs.nodes.keys()].filter((p) => !runtime(p)).sort()).toEqual(expectedLeft.filter((p) => !runtime(p)));
     // The system user belongs to the server user record and stays; everything else is forgotten.
     expect(ledger.entries.map((e) => e.kind)).toEqual(ledger.entries.length ? ['system_user'] : []);
     // A second deletion finds everything gone and succeeds.

@@ -1,12 +1,12 @@
 import type { Step, StepContext } from '../step.js';
 import { type EcosystemInput, renderEcosystem } from '../templates/pm2-ecosystem.js';
-import { AS_ROOT, mustRun, StepError } from './commands.js';
+import { StepError } from './commands.js';
 import { installConfigFile } from './config-file.js';
-import { claim } from './ledger.js';
-import { pm2, pm2Processes } from './pm2.js';
-import { pathKind, readFile } from './remote-files.js';
-import { hasSystemd } from './services.js';
-import { siteLayout, sitePort } from './site-layout.js';
+import { claim, recordOnce } from './ledger.js';
+import { pm2, pm2DaemonEntry, pm2Lock, pm2Processes } from './pm2.js';
+import { ensureBootResurrection } from './pm2-startup.js';
+import { readFile } from './remote-files.js';
+import { type SiteLayout, siteLayout, sitePort } from './site-layout.js';
 
 /** What PM2 runs, relative to `current`; the recipe decides (placeholder app or a framework's CLI). */
 export type ProcessCommand = Pick<EcosystemInput, 'script' | 'args' | 'env'> & {
@@ -19,52 +19,60 @@ export type ProcessCommand = Pick<EcosystemInput, 'script' | 'args' | 'env'> & {
 /**
  * The site's PM2 process from an ecosystem file in the site directory (cluster mode, named after
  * the domain, cwd `current`, PORT set), run by the site user's PM2 and saved with `pm2 save`.
+ * The user's daemon is recorded first, as shared: the removal of their last Node site stops it.
  */
 export function ensurePm2Process(command: ProcessCommand): Step {
   return {
     name: 'ensure PM2 process',
     async run(ctx: StepContext) {
       const layout = siteLayout(ctx.site);
-      const name = layout.domain;
-      const before = await pm2Processes(ctx, layout);
-      const existing = before.find((p) => p.name === name);
-      await claim(
-        ctx,
-        { kind: 'pm2_process', ref: name, details: { user: layout.user, ecosystem: layout.ecosystem } },
-        !!existing,
-        'PM2 process',
-      );
-
-      const port = sitePort(ctx.site);
-      const env = {
-        ...command.env,
-        ...(command.envFile ? await envFromFile(ctx, `${layout.current}/${command.envFile}`) : {}),
-        ...(command.portVariable ? { [command.portVariable]: String(port) } : {}),
-      };
-      const change = await installConfigFile(ctx, {
-        path: layout.ecosystem,
-        content: renderEcosystem({ name, cwd: layout.current, port, script: command.script, args: command.args, env }),
-        ownership: { owner: layout.user, group: layout.user, mode: '0644' },
+      await ctx.withServerLock(pm2Lock(layout.user), async () => {
+        await recordOnce(ctx, pm2DaemonEntry(layout));
+        await ensureProcess(ctx, layout, command);
       });
-      if (change !== 'unchanged') ctx.log(`wrote ${layout.ecosystem}`);
-
-      if (!existing) {
-        await pm2(ctx, layout, ['start', layout.ecosystem], `start ${name}`);
-        ctx.log(`started PM2 process ${name} as ${layout.user}`);
-      } else if (change !== 'unchanged') {
-        await pm2(ctx, layout, ['startOrReload', layout.ecosystem, '--update-env'], `reload ${name}`);
-        ctx.log(`reloaded PM2 process ${name} with its new ecosystem file`);
-      } else if (existing.status !== 'online') {
-        await pm2(ctx, layout, ['restart', name], `restart ${name}`);
-        ctx.log(`restarted PM2 process ${name} (it was ${existing.status})`);
-      } else {
-        ctx.log(`PM2 process ${name} is online`);
-        return;
-      }
-      await pm2(ctx, layout, ['save'], 'save the PM2 process list');
-      await ensureBootResurrection(ctx, layout.user, layout.home);
     },
   };
+}
+
+async function ensureProcess(ctx: StepContext, layout: SiteLayout, command: ProcessCommand): Promise<void> {
+  const name = layout.domain;
+  const before = await pm2Processes(ctx, layout);
+  const existing = before.find((p) => p.name === name);
+  await claim(
+    ctx,
+    { kind: 'pm2_process', ref: name, details: { user: layout.user, ecosystem: layout.ecosystem } },
+    !!existing,
+    'PM2 process',
+  );
+
+  const port = sitePort(ctx.site);
+  const env = {
+    ...command.env,
+    ...(command.envFile ? await envFromFile(ctx, `${layout.current}/${command.envFile}`) : {}),
+    ...(command.portVariable ? { [command.portVariable]: String(port) } : {}),
+  };
+  const change = await installConfigFile(ctx, {
+    path: layout.ecosystem,
+    content: renderEcosystem({ name, cwd: layout.current, port, script: command.script, args: command.args, env }),
+    ownership: { owner: layout.user, group: layout.user, mode: '0644' },
+  });
+  if (change !== 'unchanged') ctx.log(`wrote ${layout.ecosystem}`);
+
+  if (!existing) {
+    await pm2(ctx, layout, ['start', layout.ecosystem], `start ${name}`);
+    ctx.log(`started PM2 process ${name} as ${layout.user}`);
+  } else if (change !== 'unchanged') {
+    await pm2(ctx, layout, ['startOrReload', layout.ecosystem, '--update-env'], `reload ${name}`);
+    ctx.log(`reloaded PM2 process ${name} with its new ecosystem file`);
+  } else if (existing.status !== 'online') {
+    await pm2(ctx, layout, ['restart', name], `restart ${name}`);
+    ctx.log(`restarted PM2 process ${name} (it was ${existing.status})`);
+  } else {
+    ctx.log(`PM2 process ${name} is online`);
+    return;
+  }
+  await pm2(ctx, layout, ['save'], 'save the PM2 process list');
+  await ensureBootResurrection(ctx, layout.user, layout.home);
 }
 
 async function envFromFile(ctx: StepContext, path: string): Promise<Record<string, string>> {
@@ -73,18 +81,4 @@ async function envFromFile(ctx: StepContext, path: string): Promise<Record<strin
   if (text.trim() === '') return {};
   const parsed = JSON.parse(text) as Record<string, unknown>;
   return Object.fromEntries(Object.entries(parsed).map(([key, value]) => [key, String(value)]));
-}
-
-/**
- * With systemd, `pm2 startup` installs pm2-<user>.service, which restores the saved list at boot.
- * Without systemd there is no boot hook to install: the saved list is restored by `pm2 resurrect`.
- */
-async function ensureBootResurrection(ctx: StepContext, user: string, home: string): Promise<void> {
-  if (!(await hasSystemd(ctx))) {
-    ctx.log(`no systemd: after a reboot run \`pm2 resurrect\` as ${user} to restore the saved processes`);
-    return;
-  }
-  if ((await pathKind(ctx, `/etc/systemd/system/pm2-${user}.service`)) !== null) return;
-  await mustRun(ctx, ['pm2', 'startup', 'systemd', '-u', user, '--hp', home], AS_ROOT, `install PM2's boot service for ${user}`);
-  ctx.log(`installed pm2-${user}.service to restore ${user}'s processes at boot`);
 }

@@ -86,6 +86,20 @@ export class FakeServer {
     this.fs.mkdirp(`/home/${user}`, { owner: user, group: user, mode: '755' });
   }
 
+  /** Like PM2, any `pm2` command of a user starts their daemon (pid in ~/.pm2/pm2.pid) when it does not run. */
+  startPm2Daemon(user: string): void {
+    if (this.running.has(`pm2:${user}`)) return;
+    this.fs.mkdirp(`/home/${user}/.pm2`, { owner: user, group: user });
+    this.startDaemon(`pm2:${user}`, `/home/${user}/.pm2/pm2.pid`);
+  }
+
+  /** `pm2 kill`: the daemon and its processes stop, its pid file goes; the saved list stays. */
+  stopPm2Daemon(user: string): void {
+    this.running.delete(`pm2:${user}`);
+    this.fs.remove(`/home/${user}/.pm2/pm2.pid`, false);
+    this.pm2Of(user).clear();
+  }
+
   pm2Of(user: string): Map<string, Pm2App> {
     let apps = this.pm2.get(user);
     if (!apps) {

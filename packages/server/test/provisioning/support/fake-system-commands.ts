@@ -131,10 +131,16 @@ function npm(server: FakeServer, args: string[], options: RunOptions): CommandRe
 function pm2(server: FakeServer, args: string[], options: RunOptions): CommandResult {
   if (!server.programs.has('pm2')) return fail('pm2: not found', 127);
   const user = options.asUser;
-  if (!user) return args[0] === 'startup' && server.systemd ? ok() : fail('pm2 must run as the site user');
+  if (!user) return args[0] === 'startup' && server.systemd ? pm2Startup(server, args) : fail('pm2 must run as the site user');
   if (options.env?.PM2_HOME !== `/home/${user}/.pm2`) return fail("PM2_HOME is not the user's");
+  // `kill` too: PM2 starts a daemon to stop it.
+  server.startPm2Daemon(user);
   const apps = server.pm2Of(user);
   const [verb, target] = args;
+  if (verb === 'kill') {
+    server.stopPm2Daemon(user);
+    return ok('[PM2] [v] All Applications Stopped\n[PM2] [v] PM2 Daemon Stopped\n');
+  }
   if (verb === 'jlist')
     return ok(`${JSON.stringify([...apps.entries()].map(([name, app]) => ({ name, pm2_env: { status: app.status } })))}\n`);
   if (verb === 'start' || verb === 'startOrReload') {
@@ -156,6 +162,21 @@ function pm2(server: FakeServer, args: string[], options: RunOptions): CommandRe
     return ok();
   }
   return fail(`unexpected pm2 ${args.join(' ')}`);
+}
+
+/** `pm2 startup systemd -u <user> --hp <home>` as root: the unit, enabled for multi-user.target. */
+function pm2Startup(server: FakeServer, args: string[]): CommandResult {
+  const user = args[args.indexOf('-u') + 1];
+  if (args[1] !== 'systemd' || !user) return fail(`unexpected pm2 ${args.join(' ')}`);
+  const unit = `/etc/systemd/system/pm2-${user}.service`;
+  server.fs.mkdirp('/etc/systemd/system/multi-user.target.wants');
+  server.fs.write(unit, `[Service]\nUser=${user}\nExecStart=/usr/bin/pm2 resurrect\n`);
+  server.fs.nodes.set(`/etc/systemd/system/multi-user.target.wants/pm2-${user}.service`, {
+    type: 'link',
+    target: unit,
+    owner: 'root',
+  });
+  return ok();
 }
 
 function phpCli(server: FakeServer, binary: string, options: RunOptions): CommandResult {

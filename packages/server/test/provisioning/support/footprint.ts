@@ -21,6 +21,8 @@ export function siteFootprint(server: FakeServer, site: ProvisionedSite) {
   return {
     paths: paths.sort(),
     pm2: [...(server.pm2.get(site.user)?.keys() ?? [])].filter((name) => name === site.domain),
+    /** The user's PM2 daemon: shared by their Node sites, so with one site it is that site's. */
+    pm2Daemon: server.running.has(`pm2:${site.user}`),
     databases: db?.name
       ? [...server.mysql.databases, ...server.postgres.databases.keys()].filter((name) => name === db.name)
       : [],

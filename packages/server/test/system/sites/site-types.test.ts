@@ -13,7 +13,7 @@ import {
   pgVerifierMatches,
 } from './support/databases.js';
 import { Harness, type JsonBody, removeSystemUser, runId } from './support/harness.js';
-import { curlSite, curlUntil, freePort, mustRun, pathKind, phpMyAdminLogin, pm2List } from './support/host.js';
+import { curlSite, curlUntil, freePort, mustRun, pathKind, phpMyAdminLogin, pm2List, pm2ProcessesOf } from './support/host.js';
 
 /**
  * Issue 3 item 9 on a real server: 127.0.0.1 over SSH (the test sshd), registered and verified
@@ -220,7 +220,12 @@ describe('sites of nine types on a real server over SSH (issue 3 item 9; spec §
       const del = await h.deleteSite(m.site.uuid, type === 'php' ? false : undefined);
       await h.waitGone(m.site, del.operation.uuid);
       await expectSiteGone(m);
+      // Adonis was not the user's last Node site: their PM2 daemon goes on running nodejs-ssr.
+      if (type === 'adonis') expect((await pm2List(user)).get(domain('nodejs-ssr'))).toBe('online');
     }
+    // nodejs-ssr was the last: the user's PM2 daemon was stopped with it.
+    expect(await pm2ProcessesOf(user)).toEqual([]);
+    expect(pathKind(`/home/${user}/.pm2/pm2.pid`)).toBeNull();
     // The pool stays: laravel, wordpress and phpmyadmin of the same user still use it.
     expect(pathKind(PHP_POOL)).toBe('file');
     const php = made.get('php')!;

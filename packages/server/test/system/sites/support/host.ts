@@ -138,10 +138,13 @@ export async function phpMyAdminLogin(domain: string, user: string, password: st
 
 // --- PM2, daemons -----------------------------------------------------------------------------
 
-/** The user's PM2 processes (name → status), read like ensure-pm2-process.ts reads them. */
+/**
+ * The user's PM2 processes (name → status), read like ensure-pm2-process.ts reads them. Only from a
+ * running daemon: `pm2 jlist` would start one, and a check must not undo what deletion stopped.
+ */
 export async function pm2List(user: string): Promise<Map<string, string>> {
   const home = `/home/${user}`;
-  if (pathKind(`${home}/.pm2`) !== 'directory') return new Map();
+  if ((await livePid(`${home}/.pm2/pm2.pid`)) === null) return new Map();
   const result = await run('runuser', ['-u', user, '--', 'env', `HOME=${home}`, `PM2_HOME=${home}/.pm2`, 'pm2', 'jlist']);
   for (const line of result.stdout.split('\n').reverse()) {
     if (!line.startsWith('[') || line.startsWith('[PM2')) continue;
@@ -149,6 +152,21 @@ export async function pm2List(user: string): Promise<Map<string, string>> {
     return new Map(list.map((p) => [p.name, p.pm2_env?.status ?? 'unknown']));
   }
   return new Map();
+}
+
+/**
+ * Processes of the user whose command line names PM2 (the God daemon), as `pgrep -u <user> -f PM2`
+ * sees them. A stopped daemon may show as a zombie until it is reaped, so this waits up to
+ * `settleMs` for the list to become empty and returns what is left then.
+ */
+export async function pm2ProcessesOf(user: string, settleMs = 10_000): Promise<string[]> {
+  const until = Date.now() + settleMs;
+  for (;;) {
+    const found = await run('pgrep', ['-a', '-u', user, '-f', 'PM2']);
+    const lines = found.stdout.split('\n').filter((line) => line.trim() !== '');
+    if (lines.length === 0 || Date.now() > until) return lines;
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 /** Stops the user's PM2 daemon (which the Node sites' steps started), if it runs. */
