@@ -37,6 +37,15 @@ export function apiCommands(program: Command): void {
       if (o.wait) await follow((record.operation as { uuid: string }).uuid);
     });
   sites
+    .command('retry <site>')
+    .description('Run a failed create or delete again; steps that already succeeded are checked, not redone')
+    .option('--wait')
+    .action(async (site: string, o: { wait?: boolean }) => {
+      const record = await client().retrySite(site);
+      print(record);
+      if (o.wait) await follow((record.operation as { uuid: string }).uuid);
+    });
+  sites
     .command('ssl <site>')
     .description('Issue or re-issue the certificate now (after fixing what ssl.error named)')
     .option('--wait')

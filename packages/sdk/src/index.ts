@@ -70,6 +70,8 @@ export class SiteplaneClient {
       `/api/v1/sites/${encodeURIComponent(uuid)}`,
       deleteDatabase ? { deleteDatabase: true } : undefined,
     );
+  /** Runs a `failed` site's create, or a `delete_failed` site's delete, again (202; the open retry while one runs). */
+  retrySite = (uuid: string) => this.request<Json>('POST', `/api/v1/sites/${encodeURIComponent(uuid)}/retry`);
   retrySsl = (uuid: string) => this.request<Json>('POST', `/api/v1/sites/${encodeURIComponent(uuid)}/ssl`);
   getOperation = (uuid: string, after = 0) =>
     this.request<Json>('GET', `/api/v1/operations/${encodeURIComponent(uuid)}?after=${after}`);

@@ -7,7 +7,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { buildService, type Service, type ServiceOverrides } from '../../src/app/build-service.js';
 import { loadConfig } from '../../src/app/config.js';
-import type { Recipe, Step } from '../../src/provisioning/step.js';
+import type { LedgerEntry, ProvisionedSite, Recipe, Step, StepContext } from '../../src/provisioning/step.js';
 import { createToken } from '../../src/storage/tokens.js';
 
 /** Which database the suite runs on: SQLite by default, PostgreSQL when SITEPLANE_TEST_DB=postgres. */
@@ -71,38 +71,68 @@ export async function startTestService(
   };
 }
 
+export interface FakeRecipeOptions {
+  /** Every step whose name contains this fails ('nginx': `ensure nginx vhost`; 'remove': the delete step). */
+  failAt?: string;
+  /** With failAt: the step fails only the first n times it runs for a site (a cause fixed in between). */
+  failTimes?: number;
+  /** `ensure nginx vhost` waits for it. */
+  gate?: Promise<void>;
+}
+
 /**
  * Recipes for core tests: a few real-looking commands per site, each recorded by the dry-run
- * executor, with ledger entries so deletion has something to walk.
+ * executor, with ledger entries so deletion has something to walk. Like real steps they check
+ * before they change — here against the ledger, the dry-run server's only memory — so a retried
+ * create shows which steps found their work done.
  */
-export function fakeRecipes(extra: { failAt?: string; gate?: Promise<void> } = {}): (type: SiteTypeId) => Recipe {
+export function fakeRecipes(extra: FakeRecipeOptions = {}): (type: SiteTypeId) => Recipe {
+  const runs = new Map<string, number>();
+  // Fails before the step changes anything, as a real step whose first command failed.
+  const step = (site: ProvisionedSite, name: string, run: Step['run']): Step => ({
+    name,
+    async run(ctx) {
+      if (extra.failAt && name.includes(extra.failAt)) {
+        const key = `${site.uuid} ${name}`;
+        const before = runs.get(key) ?? 0;
+        runs.set(key, before + 1);
+        if (extra.failTimes === undefined || before < extra.failTimes) throw new Error(`${name} failed (run ${before + 1})`);
+      }
+      await run(ctx);
+    },
+  });
+  const ensure = (site: ProvisionedSite, name: string, entry: LedgerEntry, change: (ctx: StepContext) => Promise<void>) =>
+    step(site, name, async (ctx) => {
+      if ((await ctx.ledger.list()).some((e) => e.kind === entry.kind && e.ref === entry.ref)) {
+        ctx.log(`${entry.kind} ${entry.ref} is in place; left as it is`);
+        return;
+      }
+      await change(ctx);
+      await ctx.ledger.record(entry);
+    });
   return (type) => ({
     type,
     create: (site) => [
-      step('ensure site directory', async (ctx) => {
+      ensure(site, 'ensure site directory', { kind: 'directory', ref: `/home/${site.user}/${site.domain}` }, async (ctx) => {
         await ctx.exec.run(['mkdir', '-p', `/home/${site.user}/${site.domain}`]);
-        await ctx.ledger.record({ kind: 'directory', ref: `/home/${site.user}/${site.domain}` });
       }),
-      step('ensure nginx vhost', async (ctx) => {
+      ensure(site, 'ensure nginx vhost', { kind: 'nginx_vhost', ref: `${site.domain}.conf` }, async (ctx) => {
         if (extra.gate) await extra.gate;
-        if (extra.failAt === 'nginx') throw new Error('nginx -t failed');
         await ctx.exec.run(['tee', `/etc/nginx/sites-available/${site.domain}.conf`], { stdin: 'server {}' });
-        await ctx.ledger.record({ kind: 'nginx_vhost', ref: `${site.domain}.conf` });
       }),
       ...(site.database
         ? [
-            step('ensure database and user', async (ctx) => {
+            ensure(site, 'ensure database and user', { kind: 'database', ref: site.database.name ?? '' }, async (ctx) => {
               await ctx.exec.run(['mysql'], {
                 stdin: `CREATE USER '${site.database?.user}' IDENTIFIED BY '${site.database?.password}'`,
               });
               ctx.log(`created user ${site.database?.user} with password ${site.database?.password}`);
-              await ctx.ledger.record({ kind: 'database', ref: site.database?.name ?? '' });
             }),
           ]
         : []),
     ],
-    remove: (_site, options) => [
-      step('remove what the ledger lists', async (ctx) => {
+    remove: (site, options) => [
+      step(site, 'remove what the ledger lists', async (ctx) => {
         for (const entry of (await ctx.ledger.list()).reverse()) {
           if (entry.kind === 'database' && !options.deleteDatabase) continue;
           await ctx.exec.run(['rm', '-rf', entry.ref]);
@@ -111,10 +141,6 @@ export function fakeRecipes(extra: { failAt?: string; gate?: Promise<void> } = {
       }),
     ],
   });
-}
-
-function step(name: string, run: Step['run']): Step {
-  return { name, run };
 }
 
 /** Registers a dry-run server with declared facts and a user; returns their uuids. */

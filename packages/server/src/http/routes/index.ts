@@ -7,6 +7,7 @@ import { createSiteRoute } from './sites/create-site.route.js';
 import { deleteSiteRoute } from './sites/delete-site.route.js';
 import { getSiteRoute } from './sites/get-site.route.js';
 import { listSitesRoute } from './sites/list-sites.route.js';
+import { retrySiteRoute } from './sites/retry-site.route.js';
 import { retrySslRoute } from './sites/ssl-retry.route.js';
 import { vcProfileRoutes } from './vc-profiles/vc-profile.routes.js';
 
@@ -17,6 +18,7 @@ export function apiRoutes(deps: UseCaseDeps): RouteDef[] {
     getSiteRoute(deps),
     createSiteRoute(deps),
     deleteSiteRoute(deps),
+    retrySiteRoute(deps),
     retrySslRoute(deps),
     getOperationRoute(deps),
     ...serverRoutes(deps),

@@ -4,28 +4,17 @@
  * operation; while one is queued or running, that one is returned instead of a second.
  */
 import type { Actor } from '../../domain/auth/actor.js';
+import { checkEmptyBody } from '../../domain/empty-body.js';
 import { DomainError, notFound } from '../../domain/errors.js';
-import { isPlainObject, UUID_RE, ValidationError } from '../../domain/field-errors.js';
+import { UUID_RE, ValidationError } from '../../domain/field-errors.js';
 import type { UseCaseDeps } from '../deps.js';
 import { type SiteRecord, siteRecord } from '../sites/site-record.js';
 import { enqueueSsl } from './enqueue-ssl.js';
 import { parseSsl } from './site-ssl-state.js';
 
-/** The body is empty: nothing about the certificate is chosen here, it follows the site. */
-function checkBody(body: unknown): void {
-  if (body === undefined || body === null) return;
-  if (!isPlainObject(body))
-    throw new ValidationError([{ field: '', code: 'invalid_type', message: 'The body must be empty or {}.' }]);
-  const fields = Object.keys(body);
-  if (fields.length > 0) {
-    throw new ValidationError(
-      fields.map((field) => ({ field, code: 'unknown_field' as const, message: `"${field}" is not accepted here.` })),
-    );
-  }
-}
-
 export async function retrySsl(deps: UseCaseDeps, actor: Actor, uuid: string, body: unknown): Promise<SiteRecord> {
-  checkBody(body);
+  // Empty: nothing about the certificate is chosen here, it follows the site.
+  checkEmptyBody(body);
   if (!UUID_RE.test(uuid)) throw notFound('Site');
   const result = await deps.db.transaction().execute(async (trx) => {
     let query = trx
