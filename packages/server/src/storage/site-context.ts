@@ -121,3 +121,18 @@ export async function loadCreateContext(
   }
   return { server: { uuid: server.uuid, facts: server.facts }, serverUserExists: user, dnsProfile, taken };
 }
+
+/**
+ * The actor's live site for a change (delete, retry, certificate retry), locked `FOR UPDATE` on
+ * PostgreSQL so two changes of one site serialise (SQLite's single writer does that already);
+ * undefined when it does not exist, is deleted, or is another tenant's.
+ */
+export function lockLiveSite(trx: Kysely<Database>, dialect: 'sqlite' | 'postgres', uuid: string, actor: Actor) {
+  const query = trx
+    .selectFrom('sites')
+    .selectAll()
+    .where('uuid', '=', uuid.toLowerCase())
+    .where('deleted_at', 'is', null)
+    .where('team_uuid', 'in', actor.teamUuids);
+  return (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+}

@@ -1,6 +1,7 @@
 import type { Actor } from '../../domain/auth/actor.js';
 import { notFound } from '../../domain/errors.js';
 import { isPlainObject, UUID_RE, ValidationError } from '../../domain/field-errors.js';
+import { lockLiveSite } from '../../storage/site-context.js';
 import type { UseCaseDeps } from '../deps.js';
 import { enqueueOperation } from '../operations/enqueue-operation.js';
 import { latestOperations } from './latest-operations.js';
@@ -31,14 +32,7 @@ export async function deleteSite(deps: UseCaseDeps, actor: Actor, uuid: string, 
   const { deleteDatabase } = parseDeleteBody(body);
   if (!UUID_RE.test(uuid)) throw notFound('Site');
   const result = await deps.writes(async (trx) => {
-    let query = trx
-      .selectFrom('sites')
-      .selectAll()
-      .where('uuid', '=', uuid.toLowerCase())
-      .where('deleted_at', 'is', null)
-      .where('team_uuid', 'in', actor.teamUuids);
-    if (deps.dialect === 'postgres') query = query.forUpdate();
-    const site = await query.executeTakeFirst();
+    const site = await lockLiveSite(trx, deps.dialect, uuid, actor);
     if (!site) throw notFound('Site');
     const running = (await latestOperations(trx, [site.uuid])).get(site.uuid);
     if (

@@ -3,6 +3,7 @@ import { checkEmptyBody } from '../../domain/empty-body.js';
 import { notFound } from '../../domain/errors.js';
 import { UUID_RE } from '../../domain/field-errors.js';
 import { decideRetry } from '../../domain/sites/retry-rule.js';
+import { lockLiveSite } from '../../storage/site-context.js';
 import type { UseCaseDeps } from '../deps.js';
 import { enqueueOperation } from '../operations/enqueue-operation.js';
 import { type SiteRecord, siteRecord } from './site-record.js';
@@ -17,15 +18,7 @@ export async function retrySite(deps: UseCaseDeps, actor: Actor, uuid: string, b
   checkEmptyBody(body);
   if (!UUID_RE.test(uuid)) throw notFound('Site');
   const result = await deps.writes(async (trx) => {
-    let query = trx
-      .selectFrom('sites')
-      .selectAll()
-      .where('uuid', '=', uuid.toLowerCase())
-      .where('deleted_at', 'is', null)
-      .where('team_uuid', 'in', actor.teamUuids);
-    // Two retries at once: the second waits for the first's commit and then finds its operation.
-    if (deps.dialect === 'postgres') query = query.forUpdate();
-    const site = await query.executeTakeFirst();
+    const site = await lockLiveSite(trx, deps.dialect, uuid, actor);
     if (!site) throw notFound('Site');
     const operations = await trx
       .selectFrom('operations')

@@ -7,6 +7,7 @@ import type { Actor } from '../../domain/auth/actor.js';
 import { checkEmptyBody } from '../../domain/empty-body.js';
 import { DomainError, notFound } from '../../domain/errors.js';
 import { UUID_RE, ValidationError } from '../../domain/field-errors.js';
+import { lockLiveSite } from '../../storage/site-context.js';
 import type { UseCaseDeps } from '../deps.js';
 import { type SiteRecord, siteRecord } from '../sites/site-record.js';
 import { enqueueSsl } from './enqueue-ssl.js';
@@ -17,14 +18,7 @@ export async function retrySsl(deps: UseCaseDeps, actor: Actor, uuid: string, bo
   checkEmptyBody(body);
   if (!UUID_RE.test(uuid)) throw notFound('Site');
   const result = await deps.db.transaction().execute(async (trx) => {
-    let query = trx
-      .selectFrom('sites')
-      .selectAll()
-      .where('uuid', '=', uuid.toLowerCase())
-      .where('deleted_at', 'is', null)
-      .where('team_uuid', 'in', actor.teamUuids);
-    if (deps.dialect === 'postgres') query = query.forUpdate();
-    const site = await query.executeTakeFirst();
+    const site = await lockLiveSite(trx, deps.dialect, uuid, actor);
     if (!site) throw notFound('Site');
     const ssl = parseSsl(site.ssl);
     if (!ssl.enabled) {
