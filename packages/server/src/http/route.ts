@@ -16,6 +16,8 @@ export interface RouteDef {
   body?: TSchema;
   /** When true the body schema only documents; the handler's domain rules validate (site create). */
   bodyValidatedByDomain?: boolean;
+  /** A POST that may come without a body (the retries): documented as not required. */
+  bodyOptional?: boolean;
   query?: TSchema;
   params?: Record<string, string>;
   responses: Record<number, { description: string; schema?: TSchema; headers?: Record<string, string> }>;

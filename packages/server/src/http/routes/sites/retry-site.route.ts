@@ -14,6 +14,7 @@ export const retrySiteRoute = (deps: UseCaseDeps): RouteDef => ({
   params: { site: 'Site UUID' },
   body: T.Object({}, { additionalProperties: false, description: 'Empty: the retry runs what the site already asked for.' }),
   bodyValidatedByDomain: true,
+  bodyOptional: true,
   responses: {
     202: {
       description:

@@ -14,6 +14,7 @@ export const retrySslRoute = (deps: UseCaseDeps): RouteDef => ({
   params: { site: 'Site UUID' },
   body: T.Object({}, { additionalProperties: false, description: 'Empty: the certificate follows the site’s settings.' }),
   bodyValidatedByDomain: true,
+  bodyOptional: true,
   responses: {
     202: { description: 'Accepted; follow the `ssl` operation, then `ssl.status` of the site', schema: SiteRecordSchema },
     404: { description: 'Unknown, deleted or another tenant’s site', schema: ProblemSchema },
