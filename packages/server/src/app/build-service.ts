@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { loadSecretKey, SecretBox } from '../crypto/secret-box.js';
 import { cachedAuthenticator } from '../http/auth.js';
 import { buildHttp } from '../http/build-http.js';
+import { PostgresServerLocks } from '../jobs/postgres-server-locks.js';
 import { JobQueue } from '../jobs/queue.js';
 import { RenewalScheduler } from '../jobs/renewal-scheduler.js';
 import { ServerLocks } from '../jobs/server-locks.js';
@@ -93,7 +94,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
       phpmyadminSource: config.phpmyadminSource,
       npmRegistry: config.npmRegistry,
     },
-    locks: new ServerLocks(),
+    locks: storage.dialect === 'postgres' ? new PostgresServerLocks(storage.db) : new ServerLocks(),
     siteChanged: (server) => siteLists.invalidate(server),
   };
   jobDeps.extension = siteTls({

@@ -1,9 +1,13 @@
+/** Named locks per server (apt/dpkg must not run twice on one server). Not re-entrant. */
+export interface NamedLocks {
+  withLock<T>(name: string, fn: () => Promise<T>): Promise<T>;
+}
+
 /**
- * Named locks per server (apt/dpkg must not run twice on one server). In-process, which holds
- * because one server's jobs run in the process that claimed them; several worker processes on
- * PostgreSQL would need an advisory lock here instead.
+ * In-process locks: enough on SQLite, where one process runs the jobs. On PostgreSQL several
+ * worker processes may, and postgres-server-locks.ts adds an advisory lock across them.
  */
-export class ServerLocks {
+export class ServerLocks implements NamedLocks {
   private readonly tails = new Map<string, Promise<unknown>>();
 
   async withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {

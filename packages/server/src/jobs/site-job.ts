@@ -10,7 +10,7 @@ import { OperationJournal, redactor } from '../storage/operation-journal.js';
 import type { Database } from '../storage/schema.js';
 import { abandon, type OperationRun, recordFailure, recordSuccess } from './operation-outcome.js';
 import { type JobRow, stillHolds } from './queue.js';
-import type { ServerLocks } from './server-locks.js';
+import type { NamedLocks } from './server-locks.js';
 import { type JobSignal, LeaseLost, TransientJobError } from './worker.js';
 
 type ServerRow = Database['servers'];
@@ -25,7 +25,7 @@ export interface SiteJobDeps {
   /** Reads the server's facts anew before a job (ssh/local); dry-run servers keep their declared ones. */
   detectFacts(exec: Executor, server: ServerRow): Promise<ServerFacts | null>;
   settings: ProvisioningSettings;
-  locks: ServerLocks;
+  locks: NamedLocks;
   /** Told whenever a site's or operation's status changed (list cache invalidation). */
   siteChanged(serverUuid: string): void;
   /** TLS (issue 4: use-cases/ssl/site-tls.ts): certificate operations, temporary-domain DNS records. */
