@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectFacts } from '../../../src/provisioning/detect-facts.js';
 import type { CommandResult, Executor, RunOptions } from '../../../src/provisioning/executor.js';
@@ -26,9 +28,9 @@ function pm2Expected(): string | null {
   } catch {
     return null;
   }
-  // The first `pm2 -v` of a machine prints a banner before the version: keep the last line.
-  const out = execFileSync('pm2', ['-v'], { encoding: 'utf8' }).trim();
-  return /(\d+\.\d+\.\d+)$/.exec(out)?.[1] ?? out;
+  // From npm's global tree, not by running `pm2 -v`, which starts root's PM2 daemon and leaves it.
+  const root = execFileSync('npm', ['root', '--global'], { encoding: 'utf8' }).trim();
+  return (JSON.parse(readFileSync(join(root, 'pm2', 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 // What this machine kind has (scripts/test-env/setup.sh + the preinstalled databases).
