@@ -99,7 +99,6 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
   };
   jobDeps.extension = siteTls({
     db: storage.db,
-    dialect: storage.dialect,
     secrets,
     clock,
     settings: { ...tlsSettingsFrom(config), ...overrides.tls },

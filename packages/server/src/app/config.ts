@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path';
+import { UUID_RE } from '../domain/field-errors.js';
 
 /** Every setting of ARCHITECTURE §2 "Configuration", validated once at start; all problems listed. */
 export interface Config {
@@ -38,6 +39,9 @@ export class ConfigError extends Error {
   }
 }
 
+/** A lower-case DNS name of two labels or more (FREE_DOMAIN_BASE, FREE_DOMAIN_ZONE). */
+const DOMAIN_NAME = /^[a-z0-9-]+(\.[a-z0-9-]+)+$/;
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const problems: string[] = [];
   const str = (name: string, fallback: string) => (env[name]?.trim() ? (env[name] as string).trim() : fallback);
@@ -75,13 +79,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     problems.push('SITEPLANE_SECRET_KEY must be 32 bytes, base64-encoded (openssl rand -base64 32)');
   }
   const freeDomainBase = str('FREE_DOMAIN_BASE', 'sslip.io').toLowerCase();
-  if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(freeDomainBase)) problems.push('FREE_DOMAIN_BASE must be a domain name');
+  if (!DOMAIN_NAME.test(freeDomainBase)) problems.push('FREE_DOMAIN_BASE must be a domain name');
   // Owned-zone temporary domains (issue 4): the zone and the DNS profile that manages it go together.
   const freeDomainZone = opt('FREE_DOMAIN_ZONE')?.toLowerCase().replace(/\.$/, '') ?? null;
   const freeDomainDnsProfile = opt('FREE_DOMAIN_DNS_PROFILE')?.toLowerCase() ?? null;
-  if (freeDomainZone && !/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(freeDomainZone))
-    problems.push('FREE_DOMAIN_ZONE must be a domain name');
-  if (freeDomainDnsProfile && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(freeDomainDnsProfile)) {
+  if (freeDomainZone && !DOMAIN_NAME.test(freeDomainZone)) problems.push('FREE_DOMAIN_ZONE must be a domain name');
+  if (freeDomainDnsProfile && !UUID_RE.test(freeDomainDnsProfile)) {
     problems.push('FREE_DOMAIN_DNS_PROFILE must be the UUID of a DNS profile');
   }
   if (!freeDomainZone !== !freeDomainDnsProfile) {

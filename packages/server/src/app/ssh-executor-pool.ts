@@ -80,7 +80,7 @@ export class SshExecutorPool {
     entry.users--;
     if (entry.users > 0) return;
     if (entry.retired) {
-      void entry.exec.close().catch(() => {});
+      this.dispose(serverUuid, entry);
       return;
     }
     entry.idle = setTimeout(() => this.dispose(serverUuid, entry), this.idleMs);

@@ -49,7 +49,12 @@ export function buildOpenApi(routes: RouteDef[], version: string) {
       ...(route.auth === 'none' ? { security: [] } : {}),
       parameters: [...params, ...query, ...(route.method !== 'GET' && route.auth !== 'none' ? [IDEMPOTENCY] : [])],
       ...(route.body
-        ? { requestBody: { required: route.method === 'POST' && !route.bodyOptional, content: { 'application/json': { schema: strip(route.body) } } } }
+        ? {
+            requestBody: {
+              required: route.method === 'POST' && !route.bodyOptional,
+              content: { 'application/json': { schema: strip(route.body) } },
+            },
+          }
         : {}),
       responses,
     };

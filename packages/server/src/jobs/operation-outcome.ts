@@ -80,8 +80,9 @@ export async function recordFailure(run: OperationRun, step: string | null, idx:
     if (idx >= 0) await journal.stepFinished(idx, 'failed', exitCode);
     return;
   }
-  const left = await ledgerFor(deps.db, site.uuid).list();
-  const failure = { operation: op.uuid, step, exit_code: exitCode, message, left: op.kind === 'delete' ? left : undefined };
+  // What is left on the server matters (and is read) only for a delete.
+  const left = op.kind === 'delete' ? await ledgerFor(deps.db, site.uuid).list() : undefined;
+  const failure = { operation: op.uuid, step, exit_code: exitCode, message, left };
   const now = deps.clock.now().toISOString();
   const lastError = `operation ${op.uuid} failed: ${message}`;
   await whileHeld(run, { status: 'failed', lease_until: null, last_error: lastError }, async (trx) => {

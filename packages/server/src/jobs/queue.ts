@@ -1,4 +1,4 @@
-import { type Kysely, sql, type Updateable } from 'kysely';
+import { type ExpressionBuilder, type Kysely, sql, type Updateable } from 'kysely';
 import type { Dialect } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
 
@@ -80,15 +80,19 @@ export type JobClaim = Pick<JobRow, 'uuid' | 'locked_by' | 'attempts'>;
  */
 export async function stillHolds(db: Kysely<Database>, claim: JobClaim): Promise<boolean> {
   if (claim.locked_by === null) return false;
-  const row = await db
-    .selectFrom('jobs')
-    .select('uuid')
-    .where('uuid', '=', claim.uuid)
-    .where('locked_by', '=', claim.locked_by)
-    .where('attempts', '=', claim.attempts)
-    .where('status', '=', 'running')
-    .executeTakeFirst();
+  const row = await db.selectFrom('jobs').select('uuid').where(heldBy(claim, claim.locked_by)).executeTakeFirst();
   return row !== undefined;
+}
+
+/** The job as this claim left it: running, locked by the same worker, same attempt. */
+function heldBy(claim: JobClaim, worker: string) {
+  return (eb: ExpressionBuilder<Database, 'jobs'>) =>
+    eb.and([
+      eb('uuid', '=', claim.uuid),
+      eb('locked_by', '=', worker),
+      eb('attempts', '=', claim.attempts),
+      eb('status', '=', 'running'),
+    ]);
 }
 
 /**
@@ -103,14 +107,7 @@ export async function updateHeldJob(
   change: Updateable<Database['jobs']>,
 ): Promise<boolean> {
   if (claim.locked_by === null) return false;
-  const r = await db
-    .updateTable('jobs')
-    .set(change)
-    .where('uuid', '=', claim.uuid)
-    .where('locked_by', '=', claim.locked_by)
-    .where('attempts', '=', claim.attempts)
-    .where('status', '=', 'running')
-    .executeTakeFirst();
+  const r = await db.updateTable('jobs').set(change).where(heldBy(claim, claim.locked_by)).executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 

@@ -21,13 +21,17 @@ export async function insertRow<T extends keyof Database & string>(
   const columns = Object.keys(record).filter((column) => record[column] !== undefined);
   const values = columns.map((column) => record[column]);
   // An expression, a Date or a JSON object is Kysely's to turn into SQL: the builder handles those.
-  if (!values.every(isPlainValue)) {
+  const text = values.every(isPlainValue) ? compiledSql(db, table, row, columns, values) : null;
+  if (text === null)
     await db
       .insertInto(table)
       .values(row as never)
       .execute();
-    return;
-  }
+  else await db.executeQuery(CompiledQuery.raw(text, values));
+}
+
+/** Kysely's SQL for this table and column list, compiled once; null when its parameters are not the values. */
+function compiledSql(db: Kysely<Database>, table: keyof Database & string, row: unknown, columns: string[], values: unknown[]) {
   const adapter = db.getExecutor().adapter;
   let texts = compiled.get(adapter);
   if (!texts) {
@@ -46,14 +50,10 @@ export async function insertRow<T extends keyof Database & string>(
     text = same ? query.sql : null;
     texts.set(key, text);
   }
-  if (text === null)
-    await db
-      .insertInto(table)
-      .values(row as never)
-      .execute();
-  else await db.executeQuery(CompiledQuery.raw(text, values));
+  return text;
 }
 
 function isPlainValue(value: unknown): boolean {
-  return value === null || ['string', 'number', 'bigint', 'boolean'].includes(typeof value);
+  const type = typeof value;
+  return value === null || type === 'string' || type === 'number' || type === 'bigint' || type === 'boolean';
 }

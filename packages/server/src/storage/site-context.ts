@@ -3,6 +3,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Actor } from '../domain/auth/actor.js';
 import { EMPTY_FACTS, type ServerFacts } from '../domain/servers/facts.js';
 import type { CreateSiteContext } from '../domain/sites/create-site-context.js';
+import type { Dialect } from './database.js';
 import type { Database } from './schema.js';
 
 export interface ServerRow {
@@ -16,7 +17,7 @@ export interface ServerRow {
 /** Loads the server for a create, locking its row on PostgreSQL so creates on one server serialise. */
 export async function lockServer(
   trx: Kysely<Database>,
-  dialect: 'sqlite' | 'postgres',
+  dialect: Dialect,
   serverUuid: string,
   actor: Actor,
 ): Promise<ServerRow | null> {
@@ -127,7 +128,7 @@ export async function loadCreateContext(
  * PostgreSQL so two changes of one site serialise (SQLite's single writer does that already);
  * undefined when it does not exist, is deleted, or is another tenant's.
  */
-export function lockLiveSite(trx: Kysely<Database>, dialect: 'sqlite' | 'postgres', uuid: string, actor: Actor) {
+export function lockLiveSite(trx: Kysely<Database>, dialect: Dialect, uuid: string, actor: Actor) {
   const query = trx
     .selectFrom('sites')
     .selectAll()

@@ -80,3 +80,9 @@ export async function programPath(ctx: StepContext, name: string, options: RunOp
   const path = result.stdout.trim();
   return result.code === 0 && path !== '' ? path : null;
 }
+
+/** Whether the system user exists on the server (`getent passwd`, which also sees NSS users). */
+export async function systemUserExists(ctx: StepContext, user: string): Promise<boolean> {
+  const passwd = await run(ctx, ['getent', 'passwd', user], AS_ROOT);
+  return passwd.code === 0 && passwd.stdout.trim() !== '';
+}

@@ -1,5 +1,5 @@
 import type { Step, StepContext } from '../step.js';
-import { AS_ROOT, mustRun, run } from './commands.js';
+import { AS_ROOT, mustRun, systemUserExists } from './commands.js';
 import { recordOnce } from './ledger.js';
 import { makeDirectory, pathKind } from './remote-files.js';
 import { checkSystemUser } from './site-layout.js';
@@ -20,8 +20,7 @@ export function ensureSystemUser(): Step {
       // second useradd fails ("already exists"); useradd of two users at once may also fail to
       // lock /etc/passwd. One lock per server serialises the check and the creation.
       await ctx.withServerLock('system-users', async () => {
-        const passwd = await run(ctx, ['getent', 'passwd', user], AS_ROOT);
-        if (passwd.code === 0 && passwd.stdout.trim() !== '') {
+        if (await systemUserExists(ctx, user)) {
           ctx.log(`system user ${user} exists`);
           return;
         }

@@ -62,8 +62,8 @@ export async function writeFile(ctx: StepContext, path: string, content: string,
   await mustRun(ctx, ['dd', `of=${path}`, 'status=none'], { ...AS_ROOT, stdin: content }, `write ${path}`);
 }
 
-export async function makeDirectory(ctx: StepContext, path: string, own: Ownership): Promise<void> {
-  await mustRun(ctx, ['install', '-d', '-m', own.mode, '-o', own.owner, '-g', own.group, path], AS_ROOT, `create ${path}`);
+export function makeDirectory(ctx: StepContext, path: string, own: Ownership): Promise<void> {
+  return makeDirectories(ctx, [path], own);
 }
 
 /** Several directories (parents before children) with the same owner and mode, in one command. */

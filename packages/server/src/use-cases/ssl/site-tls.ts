@@ -58,7 +58,7 @@ export function siteTls(deps: SiteTlsDeps): SiteJobExtension {
     );
 
   function sslSteps(op: Database['operations'], site: SiteRow, server: Database['servers']): Step[] {
-    const reason = ((JSON.parse(op.params) as { reason?: SslReason }).reason ?? 'issue') as SslReason;
+    const reason = (JSON.parse(op.params) as { reason?: SslReason }).reason ?? 'issue';
     const state: { certificate: StoredCertificate | null } = { certificate: null };
     const install = { filesChanged: false };
     const material = () => state.certificate;

@@ -4,7 +4,6 @@ import type { Clock } from '../../app/clock.js';
 import type { Config } from '../../app/config.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
 import type { DnsProvider, DnsProviderName } from '../../dns/provider.js';
-import type { Dialect } from '../../storage/database.js';
 import type { Database } from '../../storage/schema.js';
 import type { ExternalAccountBinding } from '../../tls/account.js';
 import type { CertificateAuthority, FreeDomainZone } from '../../tls/certificate-plan.js';
@@ -30,7 +29,6 @@ export interface TlsSettings {
 /** What the certificate use cases receive (a subset of the use-case and job dependencies). */
 export interface SslDeps {
   db: Kysely<Database>;
-  dialect: Dialect;
   secrets: SecretBox;
   clock: Clock;
   settings: TlsSettings;

@@ -29,6 +29,9 @@ export const vcProfileRecord = (r: Database['vc_profiles']) => ({
  * cannot work), then the credentials are checked against the provider, then stored encrypted. The
  * token is never part of an answer or a message.
  */
+/** The check and the unique index (migration 003) refuse a taken name alike. */
+const NAME_TAKEN = { field: 'name', code: 'name_taken' as const, message: 'This team already has a profile with this name.' };
+
 export async function createVcProfile(deps: UseCaseDeps, actor: Actor, body: Static<typeof CreateVcProfileBody>) {
   const { config, errors } = checkVcProfileBody(body);
   const team = await teamFor(deps, actor, body.team).catch((error: unknown) => {
@@ -46,7 +49,7 @@ export async function createVcProfile(deps: UseCaseDeps, actor: Actor, body: Sta
       .where('team_uuid', '=', team)
       .where('name', '=', body.name)
       .executeTakeFirst());
-  if (taken) errors.push({ field: 'name', code: 'name_taken', message: 'This team already has a profile with this name.' });
+  if (taken) errors.push(NAME_TAKEN);
   if (errors.length > 0 || team === null) throw new ValidationError(errors);
 
   const uuid = randomUUID();
@@ -71,9 +74,7 @@ export async function createVcProfile(deps: UseCaseDeps, actor: Actor, body: Sta
     await deps.db.insertInto('vc_profiles').values(row).execute();
   } catch (error) {
     if (!uniqueViolation(error)) throw error;
-    throw new ValidationError([
-      { field: 'name', code: 'name_taken', message: 'This team already has a profile with this name.' },
-    ]);
+    throw new ValidationError([NAME_TAKEN]);
   }
   return vcProfileRecord(row);
 }

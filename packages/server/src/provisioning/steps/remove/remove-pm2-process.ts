@@ -1,5 +1,5 @@
 import type { LedgerEntry, StepContext } from '../../step.js';
-import { AS_ROOT, run } from '../commands.js';
+import { systemUserExists } from '../commands.js';
 import { pm2, pm2Processes } from '../pm2.js';
 import { checkSystemUser, siteLayout } from '../site-layout.js';
 import type { Removal } from './removal-step.js';
@@ -9,8 +9,7 @@ import { stringDetail } from './removal-step.js';
 export async function removePm2Process(ctx: StepContext, entry: LedgerEntry): Promise<Removal> {
   const user = checkSystemUser(stringDetail(entry, 'user') ?? ctx.site.user);
   const layout = siteLayout({ user, domain: ctx.site.domain });
-  const passwd = await run(ctx, ['getent', 'passwd', user], AS_ROOT);
-  if (passwd.code !== 0 || passwd.stdout.trim() === '') {
+  if (!(await systemUserExists(ctx, user))) {
     ctx.log(`PM2 process ${entry.ref}: user ${user} is gone, so is the process`);
     return 'removed';
   }

@@ -1,5 +1,5 @@
 import type { LedgerEntry, StepContext } from '../../step.js';
-import { AS_ROOT, mustRun, run, StepError } from '../commands.js';
+import { AS_ROOT, mustRun, StepError, systemUserExists } from '../commands.js';
 import { pm2, pm2Lock, runningPm2Processes } from '../pm2.js';
 import { pm2StartupUnit } from '../pm2-startup.js';
 import { hasSystemd } from '../services.js';
@@ -61,9 +61,8 @@ type Pm2Use = { kind: 'used'; why: string } | { kind: 'unused'; daemon: 'running
 /** Whether the user's PM2 is still needed, and else whether their daemon runs. */
 async function pm2Use(ctx: StepContext, entry: LedgerEntry, user: string): Promise<Pm2Use> {
   if (await sharedResourceInUse(ctx, entry)) return { kind: 'used', why: `another site of ${user} uses it` };
-  const passwd = await run(ctx, ['getent', 'passwd', user], AS_ROOT);
   // A removed user's processes went with them.
-  if (passwd.code !== 0 || passwd.stdout.trim() === '') return { kind: 'unused', daemon: 'stopped' };
+  if (!(await systemUserExists(ctx, user))) return { kind: 'unused', daemon: 'stopped' };
   // Read without starting a daemon; a running one whose list cannot be read fails the step.
   const processes = await runningPm2Processes(ctx, layoutOf(ctx, user));
   if (processes === null) return { kind: 'unused', daemon: 'stopped' };
