@@ -14,7 +14,7 @@ const site = (over: SiteOverrides = {}): SiteForCertificate => ({
 const zone = { zone: 'apps.example.net', dnsProfile: '22222222-2222-4222-8222-222222222222' };
 
 describe('planCertificate', () => {
-  it('a custom domain: its own name, HTTP-01, the team account at the chosen CA', () => {
+  it('spec §2.1 sslProvider: a custom domain: its own name, HTTP-01, the team account at the chosen CA', () => {
     expect(planCertificate(site({ ssl: { provider: 'zerossl' } }), zone)).toEqual({
       scope: 'site:11111111-1111-4111-8111-111111111111',
       owner: 'team-1',
@@ -39,7 +39,7 @@ describe('planCertificate', () => {
     expect(www.names).toEqual(['*.shop.example.com', 'shop.example.com', 'www.shop.example.com']);
   });
 
-  it('a temporary domain in the owned zone shares the zone wildcard, ordered by the operator account', () => {
+  it('spec §4.1 rule 3: a temporary domain in the owned zone shares the zone wildcard, ordered by the operator account', () => {
     const plan = planCertificate(site({ freeDomain: true, domain: 'abcdefghijklmnop1234.apps.example.net' }), zone);
     expect(plan).toEqual({
       scope: 'zone:apps.example.net',
@@ -56,7 +56,7 @@ describe('planCertificate', () => {
     expect(other.scope).toBe(plan.scope);
   });
 
-  it('a temporary domain under sslip.io (or made before the zone was configured) gets its own HTTP-01 certificate', () => {
+  it('spec §4.1 rule 3: a temporary domain under sslip.io (or made before the zone was configured) gets its own HTTP-01 certificate', () => {
     const sslip = site({ freeDomain: true, domain: 'abcdefghijklmnop1234.203-0-113-7.sslip.io' });
     expect(planCertificate(sslip, null)).toMatchObject({ names: [sslip.domain], challenge: 'http-01', shared: false });
     expect(planCertificate(sslip, zone)).toMatchObject({ names: [sslip.domain], challenge: 'http-01', shared: false });

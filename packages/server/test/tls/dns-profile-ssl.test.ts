@@ -104,7 +104,7 @@ describe(`wildcard sites whose DNS profile fails, and owned-zone temporary domai
     expect(record.ssl.error.message).toMatch(/is rate-limiting Siteplane .*; try again in 3600 s\.$/);
   });
 
-  it('owned zone: <label>.<zone> with an A record made before the site and removed with it', async () => {
+  it('spec §4.1 rule 3: owned zone: <label>.<zone> with an A record made before the site and removed with it', async () => {
     const created = await createSite(s, { ...ids, type: 'static-html', freeDomain: true, options: {} });
     const domain = created.domain as string;
     expect(domain).toMatch(/^[a-z0-9]{16}[0-9]{4}\.free\.example\.net$/);

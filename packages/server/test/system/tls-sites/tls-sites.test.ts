@@ -10,24 +10,25 @@ import { startDigitalOceanStandin } from '../../standins/dns/digitalocean.js';
 import { startPorkbunStandin } from '../../standins/dns/porkbun.js';
 import { startRoute53Standin } from '../../standins/dns/route53.js';
 import type { DnsStandin } from '../../standins/dns/standin-server.js';
+import { daemonsBefore, stopDaemonsStartedSince } from '../sites/support/host.js';
 import { EAB_MANAGEMENT_URL, pebbleRoot, requirePebble, unique } from '../tls/pebble.js';
 import { customDomainCases } from './custom-domain.cases.js';
 import { freeZoneCases } from './free-zone.cases.js';
 import { renewalCases } from './renewal.cases.js';
 import { type Context, ctx } from './support/context.js';
 import { DnsMirror } from './support/dns-mirror.js';
-import { nginxPid, requireRoot, stopNginxIfStartedSince } from './support/host.js';
+import { requireRoot } from './support/host.js';
 import { created, deleteSites } from './support/sites.js';
 import { localServer, pebbleEnv, startSuite } from './support/suite.js';
 import { wildcardCases } from './wildcard.cases.js';
 
 const PROVIDERS: DnsProviderName[] = ['cloudflare', 'digitalocean', 'porkbun', 'aws'];
-let nginxBefore: number | null = null;
+let daemons: Awaited<ReturnType<typeof daemonsBefore>> = { nginx: null, fpm: null };
 
 beforeAll(async () => {
   requireRoot();
   await requirePebble();
-  nginxBefore = nginxPid();
+  daemons = await daemonsBefore();
   const run = unique('t').slice(2);
   const mirrors = Object.fromEntries(PROVIDERS.map((p) => [p, new DnsMirror()])) as Context['mirrors'];
   const zones = Object.fromEntries(PROVIDERS.map((p) => [p, `${p}-${run}.test`])) as Context['zones'];
@@ -78,7 +79,7 @@ afterAll(async () => {
   }
   for (const mirror of Object.values(ctx.mirrors ?? {})) await mirror.clear();
   for (const standin of Object.values(ctx.standins ?? {})) await standin.close();
-  await stopNginxIfStartedSince(nginxBefore);
+  await stopDaemonsStartedSince(daemons);
   expect(problems).toEqual([]);
 }, 180_000);
 

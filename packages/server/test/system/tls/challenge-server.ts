@@ -4,6 +4,7 @@
  */
 import http from 'node:http';
 import type { Http01Hooks } from '../../../src/tls/challenge-hooks.js';
+import { listenWhenFree } from '../support/listen-when-free.js';
 
 export interface ChallengeServer {
   hooks: Http01Hooks;
@@ -33,19 +34,7 @@ export async function startChallengeServer(port = 5002): Promise<ChallengeServer
   });
   // Port 5002 is shared with test/system/tls-sites (which forwards it to nginx while its HTTP-01
   // cases run): whoever binds it first answers, the other waits until it is free.
-  const until = Date.now() + 100_000;
-  for (;;) {
-    const error = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
-      server.once('error', resolve);
-      server.listen(port, '127.0.0.1', () => {
-        server.removeAllListeners('error');
-        resolve(null);
-      });
-    });
-    if (!error) break;
-    if (error.code !== 'EADDRINUSE' || Date.now() > until) throw error;
-    await new Promise((r) => setTimeout(r, 500));
-  }
+  await listenWhenFree(server, port, 100_000);
   return {
     published,
     served,

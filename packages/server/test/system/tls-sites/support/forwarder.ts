@@ -8,6 +8,7 @@
  */
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
+import { listenWhenFree } from '../../support/listen-when-free.js';
 
 export interface Forwarder {
   close(): Promise<void>;
@@ -27,19 +28,7 @@ export async function forwardPort(from: number, to: number, waitMs = 180_000): P
     }
     client.pipe(upstream).pipe(client);
   });
-  const until = Date.now() + waitMs;
-  for (;;) {
-    const error = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
-      server.once('error', resolve);
-      server.listen(from, '127.0.0.1', () => {
-        server.removeAllListeners('error');
-        resolve(null);
-      });
-    });
-    if (!error) break;
-    if (error.code !== 'EADDRINUSE' || Date.now() > until) throw error;
-    await new Promise((r) => setTimeout(r, 500));
-  }
+  await listenWhenFree(server, from, waitMs);
   return {
     close: () =>
       new Promise<void>((resolve) => {
