@@ -22,6 +22,22 @@ export interface SiteTypeSpec {
   options: readonly string[];
   /** Options that must be present. */
   requiredOptions: readonly string[];
+  /** Node types whose software needs a minimum Node (unset: any Node the spec allows). */
+  node?: NodeRequirement;
+}
+
+/**
+ * The lowest Node major a type runs on: a number for every site_type_version, or one per version
+ * (a version missing from the record has none). Taken from the `engines.node` of the newest
+ * release of the major that Siteplane installs or that the spec names (each entry says which).
+ */
+export interface NodeRequirement {
+  minimumMajor: number | Readonly<Partial<Record<number, number>>>;
+  /**
+   * Whether an installed Node below the minimum may be replaced by a newer one. The server has one
+   * Node (spec §2.2, §8) that its other sites use too; the spec allows the upgrade for Adonis only.
+   */
+  upgradesInstalled: boolean;
 }
 
 export const SITE_TYPE_IDS = [
@@ -113,6 +129,8 @@ export const SITE_TYPES: Readonly<Record<SiteTypeId, SiteTypeSpec>> = {
     onePerServer: false,
     wildcardAllowed: true,
     options: [...NODE_BUILD],
+    // Spec §2.5 (6 → 20.x, 7 → 24.x); @adonisjs/core 6.21.0 engines ">=20.6.0", 7.5.2 ">=24.0.0".
+    node: { minimumMajor: { 6: 20, 7: 24 }, upgradesInstalled: true },
   }),
   'nuxt-ssr': type({
     id: 'nuxt-ssr',
@@ -124,6 +142,8 @@ export const SITE_TYPES: Readonly<Record<SiteTypeId, SiteTypeSpec>> = {
     onePerServer: false,
     wildcardAllowed: true,
     options: [...NODE_BUILD],
+    // nuxt 3.21.11 engines "^20.19.0 || >=22.12.0"; nuxt 4.5.2 "^22.19.0 || ^24.11.0 || >=26.0.0".
+    node: { minimumMajor: { 3: 20, 4: 22 }, upgradesInstalled: false },
   }),
   'nuxt-static': type({
     id: 'nuxt-static',
@@ -135,6 +155,8 @@ export const SITE_TYPES: Readonly<Record<SiteTypeId, SiteTypeSpec>> = {
     onePerServer: false,
     wildcardAllowed: true,
     options: [...NODE_BUILD],
+    // nuxt 3.21.11 engines "^20.19.0 || >=22.12.0"; nuxt 4.5.2 "^22.19.0 || ^24.11.0 || >=26.0.0".
+    node: { minimumMajor: { 3: 20, 4: 22 }, upgradesInstalled: false },
   }),
   'next-ssr': type({
     id: 'next-ssr',
@@ -146,6 +168,8 @@ export const SITE_TYPES: Readonly<Record<SiteTypeId, SiteTypeSpec>> = {
     onePerServer: false,
     wildcardAllowed: true,
     options: [...NODE_BUILD],
+    // next 15.5.29 engines "^18.18.0 || ^19.8.0 || >= 20.0.0".
+    node: { minimumMajor: 18, upgradesInstalled: false },
   }),
   'nodejs-ssr': type({
     id: 'nodejs-ssr',
@@ -180,6 +204,8 @@ export const SITE_TYPES: Readonly<Record<SiteTypeId, SiteTypeSpec>> = {
     onePerServer: false,
     wildcardAllowed: true,
     options: [...NODE_BUILD],
+    // @strapi/strapi 4.25.x engines ">=18.0.0 <=20.x.x"; 5.55.1 and create-strapi-app 5.55.0 ">=20.0.0 <=26.x.x".
+    node: { minimumMajor: { 4: 18, 5: 20 }, upgradesInstalled: false },
   }),
   directus: type({
     id: 'directus',
@@ -191,6 +217,8 @@ export const SITE_TYPES: Readonly<Record<SiteTypeId, SiteTypeSpec>> = {
     onePerServer: false,
     wildcardAllowed: true,
     options: ['nodejsVersion', 'directusReleaseType'],
+    // directus 10.13.4 engines ">=18.0.0"; 11.17.4 ">=22".
+    node: { minimumMajor: { 10: 18, 11: 22 }, upgradesInstalled: false },
   }),
   'generic-port': type({
     id: 'generic-port',
@@ -275,9 +303,14 @@ export const DEFAULT_DB_SERVER: Record<DatabaseFamily, DbServer> = {
   postgresql: 'postgresql13',
 };
 
-/** Minimum Node major per type and site_type_version (spec §2.5: Adonis 6 → 20.x, 7 → 24.x). */
+/** The lowest Node major a site of this type and site_type_version runs on (its table entry's `node`). */
 export function minimumNodeMajor(type: SiteTypeId, typeVersion: number | undefined): number | undefined {
-  if (type === 'adonis' && typeVersion === 6) return 20;
-  if (type === 'adonis' && typeVersion === 7) return 24;
-  return undefined;
+  const minimum = SITE_TYPES[type].node?.minimumMajor;
+  if (typeof minimum === 'number' || minimum === undefined) return minimum;
+  return typeVersion === undefined ? undefined : minimum[typeVersion];
+}
+
+/** Whether an installed Node too old for this type may be upgraded (spec §2.2: Adonis 6 and 7 only). */
+export function upgradesInstalledNode(type: SiteTypeId): boolean {
+  return SITE_TYPES[type].node?.upgradesInstalled ?? false;
 }

@@ -274,7 +274,10 @@ describe('spec §2.2: PHP and Node versions', () => {
     expect(errorsOf(base('php', { phpVersion: '5.6' }))).toEqual(['options.phpVersion:invalid_value']);
   });
   it('Node: reused when installed (nodejsVersion ignored), installed when absent', () => {
-    expect(validateCreateSite(base('nuxt-ssr', { nodejsVersion: '18.x' }), ctx({ node: 'v20.11.1' })).runtime.node).toEqual({
+    expect(
+      validateCreateSite(base('nuxt-ssr', { nodejsVersion: '18.x', site_type_version: 3 }), ctx({ node: 'v20.11.1' })).runtime
+        .node,
+    ).toEqual({
       version: '20.x',
       action: 'reuse',
     });

@@ -1,4 +1,4 @@
-import { minimumNodeMajor, NODE_VERSIONS, PHP_VERSIONS, type SiteTypeSpec } from '@siteplane/contract';
+import { minimumNodeMajor, NODE_VERSIONS, PHP_VERSIONS, type SiteTypeSpec, upgradesInstalledNode } from '@siteplane/contract';
 import type { FieldErrors } from '../field-errors.js';
 import { nodeMajor } from '../servers/facts.js';
 import type { CreateSiteContext } from './create-site-context.js';
@@ -8,7 +8,11 @@ import type { RuntimePlan } from './create-site-input.js';
 const DEFAULT_NODE = '22.x';
 const DEFAULT_PHP = '8.3';
 
-/** phpVersion and nodejsVersion rules of spec §2.2 and the Adonis Node minimums of §2.5. */
+/**
+ * phpVersion and nodejsVersion rules of spec §2.2, with each type's Node minimum (the site-type
+ * table's `node`, Adonis's from §2.5). One Node per server (§2.2, §8): an installed Node is reused;
+ * when it is too old, only a type the spec lets upgrade it (Adonis) does, every other is refused.
+ */
 export function planRuntime(
   errors: FieldErrors,
   opts: Record<string, unknown>,
@@ -36,18 +40,27 @@ export function planRuntime(
     return {};
   }
   const minimum = minimumNodeMajor(spec.id, typeVersion);
+  const needs = `${spec.displayName}${typeVersion === undefined ? '' : ` ${typeVersion}`} needs Node ${minimum}.x or later`;
   const installedMajor = nodeMajor(facts?.node ?? null);
   if (installedMajor !== null && facts?.node) {
     // One Node per server: an installed Node is reused and nodejsVersion ignored, unless too old.
     if (minimum !== undefined && installedMajor < minimum) {
-      return { node: { version: `${minimum}.x`, action: 'upgrade' } };
+      if (upgradesInstalledNode(spec.id)) return { node: { version: `${minimum}.x`, action: 'upgrade' } };
+      errors.add(
+        'options.nodejsVersion',
+        'node_too_old',
+        `The server's Node.js ${facts.node} is too old for this framework: ${needs}. A server has one Node.js, which its other sites use, so it is not upgraded for ${spec.displayName}.`,
+      );
+      return {};
     }
     return { node: { version: `${installedMajor}.x`, action: 'reuse' } };
   }
-  const requested = (v as string | undefined) ?? (minimum !== undefined && minimum > 22 ? `${minimum}.x` : DEFAULT_NODE);
+  // Without a choice: the default, or the type's minimum when the default is older.
+  const fallback = minimum !== undefined && minimum > (nodeMajor(DEFAULT_NODE) ?? 0) ? `${minimum}.x` : DEFAULT_NODE;
+  const requested = (v as string | undefined) ?? fallback;
   const requestedMajor = nodeMajor(requested) ?? 0;
   if (minimum !== undefined && requestedMajor < minimum) {
-    errors.add('options.nodejsVersion', 'node_too_old', `${spec.displayName} ${typeVersion} needs Node ${minimum}.x or later.`);
+    errors.add('options.nodejsVersion', 'node_too_old', `${needs}.`);
     return {};
   }
   return { node: { version: requested, action: 'install' } };
