@@ -19,6 +19,11 @@ export interface RunOptions {
   cwd?: string;
   env?: Record<string, string>;
   timeoutMs?: number;
+  /**
+   * The command's umask (octal, `077`). Default `022` (executors/command.ts: DEFAULT_UMASK), whatever
+   * the umask of the server user's session is.
+   */
+  umask?: string;
 }
 
 export interface Executor {

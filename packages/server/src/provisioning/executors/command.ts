@@ -18,6 +18,17 @@ export const KILL_AFTER_MS = 2_000;
 /** Executors give up waiting this long after the deadline (the server-side timeout should have acted). */
 export const CLIENT_GRACE_MS = KILL_AFTER_MS + 1_500;
 
+/**
+ * The umask every command runs with unless it asks for another. What the login session of the
+ * server's user happens to have (027, 077 on hardened hosts) must not decide whether the files apt,
+ * npm or tar create are readable by the users a stock Debian system expects to read them
+ * (a global `npm install -g pm2` under 077 is root's only). Files whose privacy matters get an
+ * explicit mode (install -m, chmod) instead.
+ */
+export const DEFAULT_UMASK = '022';
+const UMASK = /^0?[0-7]{3}$/;
+const UMASK_SCRIPT = (umask: string) => `umask ${umask} && exec "$@"`;
+
 const USER_NAME = /^[a-z_][a-z0-9_.-]{0,31}\$?$/i;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -44,6 +55,10 @@ export function buildArgv(argv: readonly string[], options: RunOptions, isRoot: 
   // `env` would read a first word containing '=' as another assignment.
   if (inner[0] === 'env' && argv[0]?.includes('=')) throw new Error('command name contains "="');
   inner.push(...argv);
+
+  const umask = options.umask ?? DEFAULT_UMASK;
+  if (!UMASK.test(umask)) throw new Error(`invalid umask: ${JSON.stringify(umask)}`);
+  inner.unshift('sh', '-c', UMASK_SCRIPT(umask), 'sh');
 
   if (options.asUser !== undefined) {
     if (!USER_NAME.test(options.asUser)) throw new Error(`invalid user name: ${JSON.stringify(options.asUser)}`);
