@@ -48,7 +48,7 @@ describe('ensure PHP (spec §2.2: installed if missing, other versions left alon
     ]);
     await ensurePhp('8.2').run(makeContext(server.exec, siteOf('php')));
     expect(commands(server).filter((c) => c.startsWith('apt-get install'))).toEqual([
-      'apt-get install -y -q --no-install-recommends -o Dpkg::Options::=--force-confold php8.2-zip',
+      'apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=600 -o Dpkg::Options::=--force-confold php8.2-zip',
     ]);
   });
 
@@ -114,7 +114,7 @@ describe('ensure PM2', () => {
     preinstall(server, ['nodejs']);
     await ensurePm2().run(makeContext(server.exec, siteOf('nodejs-ssr')));
     expect(commands(server).filter((c) => c.startsWith('apt-get') || c.startsWith('npm'))).toEqual([
-      'apt-get install -y -q --no-install-recommends -o Dpkg::Options::=--force-confold npm',
+      'apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=600 -o Dpkg::Options::=--force-confold npm',
       'npm install --global --no-audit --no-fund --registry=http://127.0.0.1:4873/ pm2@latest',
     ]);
     expect(server.programs.has('pm2')).toBe(true);

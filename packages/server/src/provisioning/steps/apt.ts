@@ -1,13 +1,47 @@
 import type { StepContext } from '../step.js';
-import { AS_ROOT, mustRun, mustRunLong, run, StepError } from './commands.js';
+import { AS_ROOT, mustRun, mustRunLong, run, StepCommandFailed, StepError } from './commands.js';
 import { fileHash, readFile, sha256, writeFile } from './remote-files.js';
 
 /**
  * Debian packages. Every caller holds ctx.withServerLock('packages', …): apt and dpkg must not run
  * twice on one server. Package names come from this code, never from a request.
+ *
+ * A managed server may never have fetched its package lists (debootstrap leaves them empty: every
+ * package is "Unable to locate"), or fetched them long ago (the mirror has since replaced the
+ * versions they name: the download fails with 404). So the lists are refreshed before apt reads
+ * them when missing or older than LISTS_MAX_AGE_MIN, and an install that fails the way stale lists
+ * make it fail is retried once after a refresh.
  */
 const APT_ENV = { DEBIAN_FRONTEND: 'noninteractive' };
 const PACKAGE_NAME = /^[a-z0-9][a-z0-9+.-]+$/;
+
+/**
+ * Lists older than a day are refreshed. Debian's security archive and point releases replace
+ * package versions, and the mirror drops the old files, within days; a day keeps a 404 rare while
+ * a busy server does not pay for an `apt-get update` in every job.
+ */
+export const LISTS_MAX_AGE_MIN = 24 * 60;
+
+/**
+ * apt waits this long for the dpkg lock instead of failing at once: on a fresh server
+ * unattended-upgrades or cloud-init often hold it for minutes after boot. Well below
+ * LONG_TIMEOUT_MS, so a lock that never comes free fails the command with apt's own message.
+ */
+export const DPKG_LOCK_TIMEOUT_S = 600;
+const LOCK_TIMEOUT = ['-o', `DPkg::Lock::Timeout=${DPKG_LOCK_TIMEOUT_S}`];
+
+/**
+ * When the lists were last refreshed. apt gives fetched list files the mirror's Last-Modified time,
+ * not the time of the fetch, and leaves unchanged ones alone, so their age says little: a
+ * successful refresh is stamped here (the file Debian's periodic apt job and other tools use too).
+ */
+export const UPDATE_STAMP = '/var/lib/apt/periodic/update-success-stamp';
+
+/** What apt says when its lists do not name a package, or name a version the mirror no longer has. */
+const STALE_LISTS = /Unable to locate package|has no installation candidate|\b404\s+Not Found/;
+
+/** Contexts (jobs) that refreshed or checked the lists already: one probe per job is enough. */
+const listsChecked = new WeakSet<StepContext>();
 
 function checkNames(names: readonly string[]): void {
   for (const name of names) if (!PACKAGE_NAME.test(name)) throw new StepError(`invalid package name ${JSON.stringify(name)}`);
@@ -27,27 +61,104 @@ export async function installedPackages(ctx: StepContext, names: readonly string
   return installed;
 }
 
-/** The version apt would install, or null when no configured repository offers the package. */
+/**
+ * The version apt would install, or null when no configured repository offers the package. The
+ * lists are brought up to date first: on empty lists every package's candidate is "(none)".
+ */
 export async function aptCandidate(ctx: StepContext, name: string): Promise<string | null> {
   checkNames([name]);
+  await ensureFreshLists(ctx);
   const result = await run(ctx, ['apt-cache', 'policy', '--', name], AS_ROOT);
   const candidate = /^\s*Candidate:\s*(\S+)/m.exec(result.stdout)?.[1];
   return result.code === 0 && candidate && candidate !== '(none)' ? candidate : null;
 }
 
+/** `find` prints `fresh NAME` or `stale NAME` for each list and the stamp, by the server's own clock. */
+const LISTS_PROBE = [
+  'find',
+  '/var/lib/apt/lists',
+  '/var/lib/apt/periodic',
+  '-maxdepth',
+  '1',
+  '-type',
+  'f',
+  '(',
+  '-name',
+  '*_Packages*',
+  '-o',
+  '-name',
+  'update-success-stamp',
+  ')',
+  '(',
+  '-mmin',
+  `-${LISTS_MAX_AGE_MIN}`,
+  '-printf',
+  'fresh %f\\n',
+  '-o',
+  '-printf',
+  'stale %f\\n',
+  ')',
+];
+
+/**
+ * Refreshes the package lists when there are none, or when neither the stamp nor any list is
+ * younger than LISTS_MAX_AGE_MIN. One probe; empty output (a dry run) counts as "no lists".
+ */
+export async function ensureFreshLists(ctx: StepContext): Promise<void> {
+  if (listsChecked.has(ctx)) return;
+  // Exit status ignored: find complains about a missing /var/lib/apt/periodic and goes on.
+  const probe = await run(ctx, LISTS_PROBE, AS_ROOT);
+  const lines = probe.stdout.split('\n').filter((line) => line !== '');
+  const hasLists = lines.some((line) => line.includes('_Packages'));
+  if (hasLists && lines.some((line) => line.startsWith('fresh '))) {
+    listsChecked.add(ctx);
+    return;
+  }
+  ctx.log(
+    hasLists ? 'the package lists are older than a day: refreshing them' : 'the server has no package lists yet: fetching them',
+  );
+  await aptUpdate(ctx);
+}
+
 export async function aptUpdate(ctx: StepContext): Promise<void> {
-  await mustRunLong(ctx, ['apt-get', 'update', '-q'], { ...AS_ROOT, env: APT_ENV }, 'apt-get update');
+  await mustRunLong(ctx, ['apt-get', 'update', '-q', ...LOCK_TIMEOUT], { ...AS_ROOT, env: APT_ENV }, 'apt-get update');
+  // -D: a minimal system may have no /var/lib/apt/periodic yet (created 0755 under command.ts's umask).
+  await mustRun(
+    ctx,
+    ['install', '-D', '-m', '0644', '-o', 'root', '-g', 'root', '/dev/null', UPDATE_STAMP],
+    AS_ROOT,
+    'stamp the refresh of the package lists',
+  );
+  listsChecked.add(ctx);
   ctx.log('refreshed the package lists');
 }
 
 export async function aptInstall(ctx: StepContext, names: readonly string[]): Promise<void> {
   checkNames(names);
-  await mustRunLong(
-    ctx,
-    ['apt-get', 'install', '-y', '-q', '--no-install-recommends', '-o', 'Dpkg::Options::=--force-confold', ...names],
-    { ...AS_ROOT, env: APT_ENV },
-    `install ${names.join(' ')}`,
-  );
+  await ensureFreshLists(ctx);
+  const argv = [
+    'apt-get',
+    'install',
+    '-y',
+    '-q',
+    '--no-install-recommends',
+    ...LOCK_TIMEOUT,
+    '-o',
+    'Dpkg::Options::=--force-confold',
+    ...names,
+  ];
+  const options = { ...AS_ROOT, env: APT_ENV };
+  const what = `install ${names.join(' ')}`;
+  try {
+    await mustRunLong(ctx, argv, options, what);
+  } catch (error) {
+    // Lists young by the clock can still be behind the mirror (a security update since), or the
+    // stamp was left by a refresh that could not reach a repository.
+    if (!(error instanceof StepCommandFailed) || !STALE_LISTS.test(`${error.result.stdout}\n${error.result.stderr}`)) throw error;
+    ctx.log(`${what} failed as on outdated package lists; refreshing them and trying once more`);
+    await aptUpdate(ctx);
+    await mustRunLong(ctx, argv, options, what);
+  }
   ctx.log(`installed ${names.join(' ')}`);
 }
 
@@ -107,6 +218,9 @@ export async function ensureAptSource(ctx: StepContext, source: AptSource): Prom
     AS_ROOT,
     `download the signing key of ${source.name}`,
   );
+  // apt verifies signatures as its unprivileged _apt user: the key must be world-readable, whatever
+  // umask curl ran under.
+  await mustRun(ctx, ['chmod', '0644', '--', keyring], AS_ROOT, `make the signing key of ${source.name} readable`);
   await writeFile(ctx, list, line, { owner: 'root', group: 'root', mode: '0644' });
   ctx.log(`added the apt repository ${source.uri} ${source.suite}`);
   await aptUpdate(ctx);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CommandResult, RunOptions } from '../../../src/provisioning/executor.js';
-import { candidate, installPackage } from './fake-packages.js';
+import { aptCommand } from './fake-packages.js';
 import type { FakeServer } from './fake-server.js';
 import { dispatchSystem } from './fake-system-commands.js';
 
@@ -87,7 +87,9 @@ export function dispatch(server: FakeServer, argv: string[], options: RunOptions
     }
     case 'chmod': {
       const node = fs.get(args[2]!);
-      if (node?.type === 'dir') node.mode = node.mode.replace(/.$/, (d) => String(Number(d) | 1));
+      if (node && node.type !== 'link' && /^0?[0-7]{3}$/.test(args[0]!)) node.mode = args[0]!.replace(/^0/, '');
+      else if (node?.type === 'dir' && args[0] === 'o+x') node.mode = node.mode.replace(/.$/, (d) => String(Number(d) | 1));
+      else if (args[0] !== 'o+x') return fail(`chmod: unexpected mode ${args[0]}`);
       return ok();
     }
     case 'curl': {
@@ -112,12 +114,6 @@ export function dispatch(server: FakeServer, argv: string[], options: RunOptions
       }
       return ok();
     }
-    case 'apt-cache': {
-      const version = candidate(server, args[2]!);
-      return ok(
-        `${args[2]}:\n  Installed: ${server.apt.installed.has(args[2]!) ? version : '(none)'}\n  Candidate: ${version ?? '(none)'}\n`,
-      );
-    }
     case 'dpkg-query': {
       const lines = args
         .slice(4)
@@ -125,20 +121,10 @@ export function dispatch(server: FakeServer, argv: string[], options: RunOptions
         .map((name) => `${name}\tii \n`);
       return { code: lines.length === args.length - 4 ? 0 : 1, stdout: lines.join(''), stderr: '' };
     }
-    case 'apt-get': {
-      if (options.env?.DEBIAN_FRONTEND !== 'noninteractive')
-        return fail('apt-get without DEBIAN_FRONTEND=noninteractive would prompt');
-      if (args[0] === 'update') {
-        for (const path of fs.subtree('/etc/apt/sources.list.d'))
-          if (path.endsWith('.list')) server.apt.updatedSources.add(path.split('/').pop()!);
-        return ok();
-      }
-      const names = args.filter((a) => !a.startsWith('-') && a !== 'install' && !a.startsWith('Dpkg::'));
-      const missing = names.filter((name) => candidate(server, name) === null);
-      if (missing.length > 0) return fail(`E: Unable to locate package ${missing[0]}`, 100);
-      for (const name of names) installPackage(server, name);
-      return ok();
-    }
+    case 'apt-cache':
+    case 'apt-get':
+    case 'find':
+      return aptCommand(server, argv, options);
     default:
       return dispatchSystem(server, argv, options);
   }
@@ -147,7 +133,9 @@ export function dispatch(server: FakeServer, argv: string[], options: RunOptions
 function install(server: FakeServer, args: string[]): CommandResult {
   const { fs } = server;
   const directory = args[0] === '-d';
-  const rest = directory ? args.slice(1) : args;
+  // -D: missing parent directories are created (0755 under the commands' umask 022).
+  const parents = args[0] === '-D';
+  const rest = directory || parents ? args.slice(1) : args;
   const own = { mode: '755', owner: 'root', group: 'root' };
   const paths: string[] = [];
   for (let i = 0; i < rest.length; i++) {
@@ -165,6 +153,7 @@ function install(server: FakeServer, args: string[]): CommandResult {
   const [source, target] = paths;
   // A real `install /dev/stdin` fails when stdin is a socket: files are created empty, then filled by dd.
   if (source !== '/dev/null') return fail(`install: cannot open '${source}' for reading: No such device or address`);
+  if (parents) fs.mkdirp(target!.slice(0, target!.lastIndexOf('/')));
   if (!fs.hasParent(target!)) return fail(`install: cannot create regular file '${target}': No such file or directory`);
   fs.write(target!, '', own);
   return ok();

@@ -1,3 +1,4 @@
+import type { CommandResult, RunOptions } from '../../../src/provisioning/executor.js';
 import type { FakeServer } from './fake-server.js';
 
 /**
@@ -9,10 +10,76 @@ export interface AptState {
   installed: Set<string>;
   /** Sources read by the last `apt-get update` (file names under sources.list.d). */
   updatedSources: Set<string>;
+  /**
+   * The package lists as the age probe sees them: `missing` (debootstrap: every package is
+   * "Unable to locate"), `stale` (no list or stamp younger than a day) or `fresh`.
+   */
+  lists: 'missing' | 'stale' | 'fresh';
+  /** The lists name versions the mirror no longer has: installs fail with 404 until `apt-get update`. */
+  behindMirror: boolean;
+  /** Whether every apt-get call passed a dpkg lock timeout. */
+  lockTimeouts: number[];
 }
 
+/** A server that fetched its lists recently (most tests); `lists: 'missing'` for a pristine one. */
 export function newAptState(): AptState {
-  return { installed: new Set(['ca-certificates']), updatedSources: new Set() };
+  return {
+    installed: new Set(['ca-certificates']),
+    updatedSources: new Set(),
+    lists: 'fresh',
+    behindMirror: false,
+    lockTimeouts: [],
+  };
+}
+
+const ok = (stdout = ''): CommandResult => ({ code: 0, stdout, stderr: '' });
+const fail = (stderr: string, code = 1): CommandResult => ({ code, stdout: '', stderr: `${stderr}\n` });
+
+/** apt-get, apt-cache and the lists' age probe (`find` over /var/lib/apt/lists). */
+export function aptCommand(server: FakeServer, argv: string[], options: RunOptions): CommandResult | null {
+  const [cmd, ...args] = argv;
+  const { apt } = server;
+  if (cmd === 'find' && args[0] === '/var/lib/apt/lists') {
+    if (apt.lists === 'missing') return ok();
+    const age = apt.lists === 'fresh' ? 'fresh' : 'stale';
+    return ok(`${age} deb.debian.org_debian_dists_bookworm_main_binary-amd64_Packages\n`);
+  }
+  if (cmd === 'apt-cache') {
+    const version = candidate(server, args[2]!);
+    return ok(
+      `${args[2]}:\n  Installed: ${apt.installed.has(args[2]!) ? version : '(none)'}\n  Candidate: ${version ?? '(none)'}\n`,
+    );
+  }
+  if (cmd !== 'apt-get') return null;
+  if (options.env?.DEBIAN_FRONTEND !== 'noninteractive')
+    return fail('apt-get without DEBIAN_FRONTEND=noninteractive would prompt');
+  // `-o NAME=VALUE` pairs are configuration, not package names.
+  const words: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '-o') {
+      const [name, value] = args[++i]!.split('=');
+      if (name === 'DPkg::Lock::Timeout') apt.lockTimeouts.push(Number(value));
+    } else if (!arg.startsWith('-')) words.push(arg);
+  }
+  const [verb, ...names] = words;
+  if (verb === 'update') {
+    for (const path of server.fs.subtree('/etc/apt/sources.list.d'))
+      if (path.endsWith('.list')) apt.updatedSources.add(path.split('/').pop()!);
+    apt.lists = 'fresh';
+    apt.behindMirror = false;
+    return ok();
+  }
+  if (verb !== 'install') return fail(`unexpected apt-get ${args.join(' ')}`);
+  const missing = names.filter((name) => candidate(server, name) === null);
+  if (missing.length > 0) return fail(`E: Unable to locate package ${missing[0]}`, 100);
+  if (apt.behindMirror && names.some((name) => !apt.installed.has(name)))
+    return fail(
+      `E: Failed to fetch http://deb.debian.org/debian/pool/main/${names[0]}.deb  404  Not Found [IP: 151.101.2.132 80]\nE: Unable to fetch some archives, maybe run apt-get update or try with --fix-missing?`,
+      100,
+    );
+  for (const name of names) installPackage(server, name);
+  return ok();
 }
 
 const DEBIAN: Record<string, string> = {
@@ -27,6 +94,8 @@ const DEBIAN: Record<string, string> = {
 const PHP_EXTENSIONS = ['fpm', 'cli', 'mysql', 'pgsql', 'mbstring', 'xml', 'curl', 'zip'];
 
 export function candidate(server: FakeServer, name: string): string | null {
+  // Empty lists know no package at all.
+  if (server.apt.lists === 'missing') return null;
   const sources = server.apt.updatedSources;
   const php = /^php(\d\.\d)-(\w+)$/.exec(name);
   if (php && PHP_EXTENSIONS.includes(php[2]!)) {
