@@ -140,6 +140,7 @@ export async function runSiteJob(deps: SiteJobDeps, job: JobRow, signal: JobSign
       if (signal.leaseLost || !(await stillHolds(db, job))) throw new LeaseLost(job);
       current = idx;
       await journal.stepStarted(idx, step.name);
+      ctx.current = { operation: op.uuid, step: `${idx} ${step.name}` };
       await step.run(ctx);
       if (signal.leaseLost) throw new LeaseLost(job);
       await journal.stepFinished(idx, 'succeeded', 0);

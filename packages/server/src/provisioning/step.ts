@@ -71,10 +71,26 @@ export interface ProvisioningSettings {
   wordpressSource: string;
   phpmyadminSource: string;
   npmRegistry: string | null;
+  /** Where Node comes from when a server needs one (NODE_SOURCE; steps/ensure-node.ts). */
+  nodeSource: 'nodesource' | 'npm';
+}
+
+/**
+ * Which step of which operation runs. Long commands take their detached run's id from it, so the
+ * next attempt of the same operation (after a crash) finds them (steps/commands.ts). A new object
+ * for every run of a step.
+ */
+export interface StepRun {
+  /** The operation's id: the same for every attempt of its job, new for a retry. */
+  operation: string;
+  /** The step's place and name in the operation (`3 ensure nginx`). */
+  step: string;
 }
 
 export interface StepContext {
   exec: Executor;
+  /** Absent outside a job (tests, tools): long commands then get random run ids. */
+  current?: StepRun;
   site: ProvisionedSite;
   facts: ServerFacts;
   ledger: Ledger;

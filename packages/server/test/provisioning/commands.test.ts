@@ -26,11 +26,37 @@ describe('running commands', () => {
 
   it('runs long commands detached where the executor can, so they survive a dropped connection', async () => {
     await mustRunLong(makeContext(exec, siteOf('php')), ['apt-get', 'update'], { sudo: true }, 'update');
-    expect(calls.at(-1)).toEqual({
+    expect(calls.at(-1)).toMatchObject({
       how: 'detached',
       argv: ['apt-get', 'update'],
-      options: { sudo: true, timeoutMs: LONG_TIMEOUT_MS },
+      // Outside a job (no ctx.current) the executor picks a random run id.
+      options: { sudo: true, timeoutMs: LONG_TIMEOUT_MS, runId: undefined },
     });
+  });
+
+  it("names a long command's run after its operation, step and place, so the job's next attempt finds it", async () => {
+    const attempt = (operation: string) => {
+      const ctx = makeContext(exec, siteOf('php'));
+      ctx.current = { operation, step: '2 ensure nginx' };
+      return ctx;
+    };
+    const ids = async (ctx: ReturnType<typeof attempt>) => {
+      const before = calls.length;
+      await mustRunLong(ctx, ['apt-get', 'update'], { sudo: true }, 'update');
+      await mustRunLong(ctx, ['apt-get', 'install', 'nginx'], { sudo: true }, 'install');
+      await mustRunLong(ctx, ['apt-get', 'update'], { sudo: true }, 'update again');
+      return calls.slice(before).map((call) => (call.options as { runId?: string }).runId);
+    };
+    const op = '4f0c6a52-9a3e-4c1e-9d55-0a6f3b1f2c7d';
+    const first = await ids(attempt(op));
+    expect(first.every((id) => id?.startsWith(`${op}-`) && /^[A-Za-z0-9-]{1,64}$/.test(id))).toBe(true);
+    // The same command twice in a step: two runs.
+    expect(new Set(first).size).toBe(3);
+    // Resumed (same operation, a new process): the same ids, in the same order.
+    expect(await ids(attempt(op))).toEqual(first);
+    // Retried (a new operation): new ids, so the commands run again.
+    const retried = await ids(attempt('9b1d2c3e-0000-4000-8000-000000000001'));
+    expect(retried.some((id) => first.includes(id))).toBe(false);
   });
 
   it('gives every other command a timeout', async () => {

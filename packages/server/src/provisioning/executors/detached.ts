@@ -18,7 +18,11 @@ import { buildArgv, isTimeoutExit, timedOut } from './command.js';
  *          until the server has been unreachable for `unreachableMs`. Then reads the output and
  *          removes RUN_DIR. Only the polling is interrupted by a drop, never the command.
  * A job may choose the run id (`runId`), store it before `start`, and `wait` for it again after a
- * restart or after a start whose answer was lost (`wait` then says whether it exists).
+ * restart or after a start whose answer was lost (`wait` then says whether it exists). Starting an
+ * id that exists starts nothing while that run is alive or has finished: so a job resumed after a
+ * restart, deriving the same id, waits for the command its earlier attempt started (steps/commands.ts).
+ * Each run records its detached shell's pid, so a run that died without an exit status (a reboot)
+ * is reported `lost` by `wait` and started afresh by the next `start` of its id.
  * RUN_DIR is `<runDir>/<id>`; runDir is /var/lib/siteplane/runs for root. A run whose waiter died
  * (the control plane was killed) is removed by a later start once it finished more than a day ago.
  */
@@ -31,32 +35,75 @@ export interface DetachedWaitOptions {
   timeoutMs?: number;
 }
 
-export type DetachedOptions = RunOptions & DetachedWaitOptions;
+export interface StartOptions extends RunOptions {
+  /**
+   * The run's id (letters, digits, `-`; at most 64). A job that derives it from what it runs finds
+   * its run again after a restart. Default: a random one.
+   */
+  runId?: string;
+}
+
+export type DetachedOptions = StartOptions &
+  DetachedWaitOptions & {
+    /** Called when the run id was started before: this call waits for that run instead of starting one. */
+    onExisting?: () => void;
+  };
 
 type Run = (argv: readonly string[], options?: RunOptions) => Promise<CommandResult>;
 
+// Whether the run in directory $1 is still going: its detached shell wrote its pid to $1/pid, and
+// that process is alive and is that shell (one of its arguments is $1: after a reboot the pid may
+// belong to anything). Without procfs, a live pid has to do.
+const ALIVE = [
+  'alive() {',
+  '  p=$(cat -- "$1/pid" 2>/dev/null) && [ -n "$p" ] && kill -0 "$p" 2>/dev/null &&',
+  '    { [ ! -d /proc/self ] || tr "\\0" "\\n" <"/proc/$p/cmdline" 2>/dev/null | grep -qxF -- "$1"; }',
+  '}',
+].join('\n');
+
 // $1 base dir, $2 run id, $3 the script the detached shell runs (given RUN_DIR as $1). No `cd`: the
-// command starts in the same directory as one run by `run`.
+// command starts in the same directory as one run by `run`. Prints `started`, or `existing` when
+// the run id was started before (a resumed job) and is still running or has finished: the caller
+// then waits for that run; a second copy never starts. A directory whose run died without an exit
+// status (never got going, or killed with its server) is started afresh.
 const START = [
   'set -e',
-  'mkdir -p -- "$1"',
+  ALIVE,
+  // The runs' base is private; its parents get the mode the umask (command.ts) gives them.
+  'mkdir -p -m 700 -- "$1"',
   // Runs that finished more than a day ago and were never collected (their job's process died
   // while waiting): nobody will read them now.
   'find "$1" -mindepth 1 -maxdepth 1 -type d -mmin +1440 -exec test -f "{}/exit" \\; -exec rm -rf -- "{}" + 2>/dev/null || true',
-  'mkdir -m 700 -- "$1/$2"',
+  'd="$1/$2"',
+  'if ! mkdir -m 700 -- "$d" 2>/dev/null; then',
+  '  [ -d "$d" ] || { echo "cannot create $d" >&2; exit 1; }',
+  '  if alive "$d" || [ -f "$d/exit" ]; then echo existing; exit 0; fi',
+  '  rm -rf -- "$d"',
+  '  mkdir -m 700 -- "$d"',
+  'fi',
+  // The run's files (stdin with its secrets, the output) are private whatever the command's umask.
   'umask 077',
-  'cat > "$1/$2/stdin"',
-  'setsid nohup sh -c "$3" siteplane-run "$1/$2" </dev/null >/dev/null 2>&1 &',
+  'cat > "$d/stdin"',
+  'setsid nohup sh -c "$3" siteplane-run "$d" </dev/null >/dev/null 2>&1 &',
   // Returns once the command runs: its stdin file is unlinked right after being opened.
   'i=0',
-  'while [ -e "$1/$2/stdin" ]; do',
+  'while [ -e "$d/stdin" ]; do',
   '  i=$((i + 1)); if [ "$i" -gt 200 ]; then echo "detached run did not start" >&2; exit 1; fi',
   '  sleep 0.05',
   'done',
+  'echo started',
 ].join('\n');
 
-// $1 RUN_DIR. Prints the exit status, `running`, or `missing`.
-const POLL = 'if [ -f "$1/exit" ]; then cat -- "$1/exit"; elif [ -d "$1" ]; then echo running; else echo missing; fi';
+// $1 RUN_DIR. Prints the exit status, `running`, `lost` (no exit status and no process: killed, or
+// its server restarted) or `missing`. Alive is asked first: the shell writes the status before it
+// exits, so a run that is not alive any more and has no status never will.
+const POLL = [
+  ALIVE,
+  'if alive "$1"; then echo running',
+  'elif [ -f "$1/exit" ]; then cat -- "$1/exit"',
+  'elif [ -d "$1" ]; then echo lost',
+  'else echo missing; fi',
+].join('\n');
 
 const RUN_ID = /^[A-Za-z0-9-]{1,64}$/;
 
@@ -69,17 +116,26 @@ export class DetachedRuns {
     private readonly retryable: (err: unknown) => boolean,
   ) {}
 
-  /** Starts the command detached; resolves with its run id once it runs (and its stdin file is gone). */
-  async start(argv: readonly string[], options: RunOptions & { runId?: string } = {}): Promise<string> {
+  /**
+   * Starts the command detached; resolves with its run id once it runs (and its stdin file is gone).
+   * When a run with this id exists (started by an earlier attempt of the same job), nothing starts:
+   * `existing` is true and `wait` collects that run.
+   */
+  async begin(argv: readonly string[], options: StartOptions = {}): Promise<{ id: string; existing: boolean }> {
     const { stdin, runId, ...rest } = options;
     const command = commandLine(buildArgv(argv, rest, this.isRoot));
-    const script = `d=$1; ( rm -f "$d/stdin"; exec ${command} ) <"$d/stdin" >"$d/stdout" 2>"$d/stderr"; echo $? >"$d/exit.tmp"; mv "$d/exit.tmp" "$d/exit"`;
+    const script = `d=$1; echo $$ >"$d/pid"; ( rm -f "$d/stdin"; exec ${command} ) <"$d/stdin" >"$d/stdout" 2>"$d/stderr"; echo $? >"$d/exit.tmp"; mv "$d/exit.tmp" "$d/exit"`;
     const id = runId ?? randomUUID();
     if (!RUN_ID.test(id)) throw new Error(`invalid run id: ${id}`);
     const wrapper = ['sh', '-c', START, 'sh', this.runDir, id, script];
     const result = await this.run(wrapper, { stdin: stdin ?? '' });
     if (result.code !== 0) throw new CommandFailed(wrapper, result);
-    return id;
+    return { id, existing: result.stdout.trim() === 'existing' };
+  }
+
+  /** `begin`, for callers that need only the id. */
+  async start(argv: readonly string[], options: StartOptions = {}): Promise<string> {
+    return (await this.begin(argv, options)).id;
   }
 
   /** Waits for a detached run to finish and returns its result; removes its run directory. */
@@ -92,6 +148,8 @@ export class DetachedRuns {
       const answer = state.stdout.trim();
       if (state.code !== 0) throw new CommandFailed(['sh', '-c', POLL], state);
       if (answer === 'missing') throw new Error(`detached run ${id} not found in ${this.runDir}`);
+      // Left in place: starting the same id again (the job's next attempt) starts it afresh.
+      if (answer === 'lost') throw new Error(`detached run ${id} ended without an exit status (killed, or its server restarted)`);
       if (/^\d+$/.test(answer)) {
         const [stdout, stderr] = await this.reachable(
           () => Promise.all([this.run(['cat', '--', `${dir}/stdout`]), this.run(['cat', '--', `${dir}/stderr`])]),
@@ -109,8 +167,9 @@ export class DetachedRuns {
   }
 
   async runDetached(argv: readonly string[], options: DetachedOptions = {}): Promise<CommandResult> {
-    const { pollMs, unreachableMs, ...runOptions } = options;
-    const id = await this.start(argv, runOptions);
+    const { pollMs, unreachableMs, onExisting, ...runOptions } = options;
+    const { id, existing } = await this.begin(argv, runOptions);
+    if (existing) onExisting?.();
     return this.wait(id, { pollMs, unreachableMs, timeoutMs: options.timeoutMs });
   }
 

@@ -43,7 +43,8 @@ export class DryRunExecutor implements Executor {
 
   /** Same as run, marked as detached, so recipes can use either executor kind. */
   async runDetached(argv: readonly string[], options: DetachedOptions = {}): Promise<CommandResult> {
-    const { pollMs: _pollMs, unreachableMs: _unreachableMs, ...runOptions } = options;
+    // The run id and the wait's settings say nothing about what would run (and the id differs per operation).
+    const { pollMs: _pollMs, unreachableMs: _unreachableMs, runId: _runId, onExisting: _onExisting, ...runOptions } = options;
     this.options.onCommand(`${describeCommand(argv, runOptions)} (detached)`);
     return this.reply(argv);
   }

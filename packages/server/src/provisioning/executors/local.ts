@@ -3,7 +3,7 @@ import { constants, homedir } from 'node:os';
 import { join } from 'node:path';
 import type { CommandResult, Executor, RunOptions } from '../executor.js';
 import { buildArgv, CLIENT_GRACE_MS, checkTimeout, isTimeoutExit, TIMEOUT_CODE, timedOut } from './command.js';
-import { type DetachedOptions, DetachedRuns, type DetachedWaitOptions } from './detached.js';
+import { type DetachedOptions, DetachedRuns, type DetachedWaitOptions, type StartOptions } from './detached.js';
 
 export interface LocalExecutorOptions {
   /** Where detached runs keep their files. Default /var/lib/siteplane/runs for root, ~/.siteplane/runs otherwise. */
@@ -41,7 +41,7 @@ export class LocalExecutor implements Executor {
     return this.detached.runDetached(argv, options);
   }
 
-  startDetached(argv: readonly string[], options: RunOptions & { runId?: string } = {}): Promise<string> {
+  startDetached(argv: readonly string[], options: StartOptions = {}): Promise<string> {
     return this.detached.start(argv, options);
   }
 

@@ -1,7 +1,7 @@
 import type { CommandResult, Executor, RunOptions } from '../executor.js';
 import { commandLine } from '../shell-quote.js';
 import { buildArgv, CLIENT_GRACE_MS, checkTimeout, isTimeoutExit, timedOut } from './command.js';
-import { type DetachedOptions, DetachedRuns, type DetachedWaitOptions } from './detached.js';
+import { type DetachedOptions, DetachedRuns, type DetachedWaitOptions, type StartOptions } from './detached.js';
 import { SshConnection, type SshTarget } from './ssh-connection.js';
 import { HostKeyMismatch } from './ssh-host-key.js';
 
@@ -61,7 +61,7 @@ export class SshExecutor implements Executor {
   }
 
   /** Starts a detached run; returns its id for `waitDetached`, also after a restart. */
-  startDetached(argv: readonly string[], options: RunOptions & { runId?: string } = {}): Promise<string> {
+  startDetached(argv: readonly string[], options: StartOptions = {}): Promise<string> {
     return this.detached.start(argv, options);
   }
 

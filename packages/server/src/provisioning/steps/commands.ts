@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { CommandFailed, type CommandResult, type RunOptions } from '../executor.js';
-import type { StepContext } from '../step.js';
+import type { DetachedOptions } from '../executors/detached.js';
+import type { StepContext, StepRun } from '../step.js';
 
 /** Root commands: the executor adds `sudo -n` only when its connection user is not root. */
 export const AS_ROOT: RunOptions = { sudo: true };
@@ -49,12 +51,14 @@ export async function mustRun(
 }
 
 interface DetachedCapable {
-  runDetached(argv: readonly string[], options?: RunOptions): Promise<CommandResult>;
+  runDetached(argv: readonly string[], options?: DetachedOptions): Promise<CommandResult>;
 }
 
 /**
  * A long command (apt, npm, a build) that must succeed. Executors that can run it detached do so,
- * so it survives a dropped connection (ARCHITECTURE §3); the others run it directly.
+ * so it survives a dropped connection (ARCHITECTURE §3); the others run it directly. Its run id
+ * comes from the operation, the step and the command, so when the control plane dies while it runs,
+ * the job's next attempt waits for that run (or reads its result) instead of starting a second copy.
  */
 export async function mustRunLong(
   ctx: StepContext,
@@ -65,9 +69,37 @@ export async function mustRunLong(
   const exec = ctx.exec as Partial<DetachedCapable> & StepContext['exec'];
   const withTimeout = { timeoutMs: LONG_TIMEOUT_MS, ...options };
   const result =
-    typeof exec.runDetached === 'function' ? await exec.runDetached(argv, withTimeout) : await exec.run(argv, withTimeout);
+    typeof exec.runDetached === 'function'
+      ? await exec.runDetached(argv, {
+          ...withTimeout,
+          runId: longRunId(ctx.current, argv, options),
+          onExisting: () => ctx.log(`${what}: already started by an earlier attempt of this operation; waiting for it`),
+        })
+      : await exec.run(argv, withTimeout);
   if (result.code !== 0) throw new StepCommandFailed(argv, result, what);
   return result;
+}
+
+/** How often each command ran so far in a run of a step (the Nth `apt-get update` of a step is its own run). */
+const ordinals = new WeakMap<StepRun, Map<string, number>>();
+
+/**
+ * `<operation>-<hash>`: the same in every attempt of the operation (steps run their commands in the
+ * same order each time), another in a retry (a new operation runs the command again). The hash
+ * covers the step, the command, who runs it where, and how many times the step ran it before.
+ * undefined (a random id) outside a job.
+ */
+export function longRunId(current: StepRun | undefined, argv: readonly string[], options: RunOptions): string | undefined {
+  if (!current) return undefined;
+  const key = JSON.stringify([current.step, argv, options.asUser ?? null, options.cwd ?? null]);
+  const seen = ordinals.get(current) ?? new Map<string, number>();
+  ordinals.set(current, seen);
+  const ordinal = (seen.get(key) ?? 0) + 1;
+  seen.set(key, ordinal);
+  const hash = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+  // Run ids allow letters, digits and '-' up to 64 characters; an operation id is a UUID (36).
+  const prefix = /^[A-Za-z0-9-]{1,40}$/.test(current.operation) ? current.operation : hash(current.operation).slice(0, 16);
+  return `${prefix}-${hash(`${key}#${ordinal}`).slice(0, 20)}`;
 }
 
 /**

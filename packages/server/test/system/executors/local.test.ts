@@ -24,10 +24,11 @@ describe('LocalExecutor', () => {
   });
 
   it('lets another executor (after a restart) collect a detached run by its id', async () => {
-    // A job stores its chosen id before starting; the same id cannot start twice.
+    // A job derives its id from what it runs; starting the same id again (its next attempt) starts
+    // no second copy: the result is the first command's.
     const id = await exec.startDetached(['sh', '-c', 'sleep 0.5; echo later'], { runId: `job-${process.pid}-step-3` });
     expect(id).toBe(`job-${process.pid}-step-3`);
-    await expect(exec.startDetached(['true'], { runId: id })).rejects.toThrow(/exited with 1/);
+    expect(await exec.startDetached(['echo', 'second copy'], { runId: id })).toBe(id);
     const restarted = new LocalExecutor({ runDir });
     expect(await restarted.waitDetached(id, { pollMs: 100 })).toEqual({ code: 0, stdout: 'later\n', stderr: '' });
     await expect(restarted.waitDetached(id, { pollMs: 100 })).rejects.toThrow(/not found/);
