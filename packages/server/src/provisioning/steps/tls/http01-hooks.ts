@@ -1,8 +1,10 @@
 import type { Http01Hooks } from '../../../tls/challenge-hooks.js';
 import type { StepContext } from '../../step.js';
-import { AS_ROOT, mustRun, StepError } from '../commands.js';
-import { ROOT_FILE, removeFile, writeFile } from '../remote-files.js';
-import { siteLayout } from '../site-layout.js';
+import { StepError } from '../commands.js';
+import { makeDirectories, ROOT_FILE, removeFile, writeFile } from '../remote-files.js';
+import { ACME_ROOT, siteLayout } from '../site-layout.js';
+
+const ROOT_DIRECTORY = { owner: 'root', group: 'root', mode: '0755' };
 
 /** ACME tokens are base64url (RFC 8555 §8.1); anything else never becomes a path. */
 const TOKEN = /^[A-Za-z0-9_-]{16,128}$/;
@@ -18,11 +20,15 @@ function checkToken(token: string): string {
  * the token file is all a challenge needs. Files are root's, readable by nginx.
  */
 export function serverHttp01Hooks(ctx: StepContext): Http01Hooks {
-  const dir = `${siteLayout(ctx.site).acmeDir}/.well-known/acme-challenge`;
+  const { acmeDir } = siteLayout(ctx.site);
+  const dir = `${acmeDir}/.well-known/acme-challenge`;
+  // Every level named, parents first, so each is root's and 0755 whatever the umask: nginx
+  // (www-data) reads the token through all of them.
+  const levels = ['/var/lib/siteplane', ACME_ROOT, acmeDir, `${acmeDir}/.well-known`, dir];
   return {
     async publish(token, keyAuthorization) {
       const file = `${dir}/${checkToken(token)}`;
-      await mustRun(ctx, ['install', '-d', '-m', '0755', dir], AS_ROOT, `create ${dir}`);
+      await makeDirectories(ctx, levels, ROOT_DIRECTORY);
       await writeFile(ctx, file, keyAuthorization, ROOT_FILE);
     },
     async remove(token) {
