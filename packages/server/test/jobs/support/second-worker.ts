@@ -21,7 +21,7 @@ export function secondWorker(s: TestService, recipes: (type: SiteTypeId) => Reci
     recipes,
     executorFor: async (_server: unknown, log: (line: string) => void) => new DryRunExecutor({ onCommand: log }),
     detectFacts: async () => null,
-    settings: { wordpressSource: '', phpmyadminSource: '', npmRegistry: null },
+    settings: { wordpressSource: '', phpmyadminSource: '', npmRegistry: null, nodeSource: 'nodesource' as const },
     locks: new ServerLocks(),
     siteChanged: (server: string) => s.useCases.siteLists.invalidate(server),
   };

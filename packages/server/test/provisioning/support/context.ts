@@ -8,6 +8,7 @@ export const SETTINGS: ProvisioningSettings = {
   wordpressSource: 'https://wordpress.org/latest.tar.gz',
   phpmyadminSource: 'https://files.phpmyadmin.net/phpMyAdmin/5.2.1/phpMyAdmin-5.2.1-all-languages.tar.gz',
   npmRegistry: 'http://127.0.0.1:4873/',
+  nodeSource: 'nodesource',
 };
 
 export interface TestContext extends StepContext {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CommandResult, RunOptions } from '../../../src/provisioning/executor.js';
+import { dispatchNode } from './fake-node-commands.js';
 import { aptCommand } from './fake-packages.js';
 import type { FakeServer } from './fake-server.js';
 import { dispatchSystem } from './fake-system-commands.js';
@@ -13,6 +14,8 @@ export const ok = (stdout = ''): CommandResult => ({ code: 0, stdout, stderr: ''
 export const fail = (stderr: string, code = 1): CommandResult => ({ code, stdout: '', stderr: `${stderr}\n` });
 
 export function dispatch(server: FakeServer, argv: string[], options: RunOptions): CommandResult | null {
+  const node = dispatchNode(server, argv, options);
+  if (node) return node;
   const { fs } = server;
   const [cmd, ...args] = argv;
   switch (cmd) {

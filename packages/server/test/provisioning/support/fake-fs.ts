@@ -25,6 +25,9 @@ export class FakeFs {
       '/var/log',
       '/usr',
       '/usr/share',
+      '/usr/local',
+      '/usr/local/bin',
+      '/usr/local/lib',
     ]) {
       this.nodes.set(dir, { type: 'dir', mode: '755', owner: 'root', group: 'root' });
     }

@@ -2,6 +2,7 @@ import type { CommandResult, Executor, RunOptions } from '../../../src/provision
 import { dispatch } from './fake-commands.js';
 import { FakeMysql, FakePostgres } from './fake-databases.js';
 import { FakeFs } from './fake-fs.js';
+import { type FakeRegistry, newRegistry } from './fake-node-commands.js';
 import { type AptState, newAptState } from './fake-packages.js';
 
 export interface Call {
@@ -36,6 +37,10 @@ export class FakeServer {
   readonly downloads = new Map<string, string>();
   systemd = false;
   nodeVersion: string | null = null;
+  /** `uname -m` */
+  arch = 'x86_64';
+  /** Packages the npm registry offers to curl (Node's binaries, npm). */
+  readonly registry: FakeRegistry = newRegistry();
   readonly calls: Call[] = [];
   readonly unknown: string[][] = [];
   /** Answers that replace the simulation for matching commands (failure injection). */

@@ -57,7 +57,7 @@ export function siteOf(type: SiteTypeId, overrides: Partial<ProvisionedSite> = {
       database: pgDb('postgresql15', true, 'adonis_db', 'adonis_user'),
       port: 3001,
     },
-    'nuxt-ssr': { runtime: node('18.x'), options: { site_type_version: 3 }, port: 3002 },
+    'nuxt-ssr': { runtime: node('20.x'), options: { site_type_version: 3 }, port: 3002 },
     'nuxt-static': { runtime: node('18.x'), options: { site_type_version: 2 } },
     'next-ssr': { runtime: node('22.x'), port: 3003 },
     'nodejs-ssr': { runtime: node('22.x'), port: 3004 },
