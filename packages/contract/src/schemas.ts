@@ -1,5 +1,6 @@
 import { Type as T, type TSchema } from '@sinclair/typebox';
 import {
+  DB_ENGINE_PATTERN,
   DB_SERVERS,
   DIRECTUS_RELEASE_TYPES,
   DNS_PROVIDERS,
@@ -141,8 +142,16 @@ export const FactsSchema = T.Object({
   arch: T.Optional(T.Union([T.String(), T.Null()])),
   php: T.Array(lit(PHP_VERSIONS)),
   node: T.Union([T.String(), T.Null()]),
-  mysql: T.Union([lit(DB_SERVERS.filter((d) => !d.startsWith('postgresql'))), T.Null()]),
-  postgresql: T.Union([lit(DB_SERVERS.filter((d) => d.startsWith('postgresql'))), T.Null()]),
+  mysql: T.Union([
+    lit(DB_SERVERS.filter((d) => !d.startsWith('postgresql'))),
+    T.String({ pattern: DB_ENGINE_PATTERN.mysql, description: 'a version outside §2.4, e.g. mariadb118 (MariaDB 11.8)' }),
+    T.Null(),
+  ]),
+  postgresql: T.Union([
+    lit(DB_SERVERS.filter((d) => d.startsWith('postgresql'))),
+    T.String({ pattern: DB_ENGINE_PATTERN.postgresql, description: 'a version outside §2.4, e.g. postgresql16' }),
+    T.Null(),
+  ]),
   nginx: T.Optional(T.Union([T.String(), T.Null()])),
   pm2: T.Optional(T.Union([T.String(), T.Null()])),
 });

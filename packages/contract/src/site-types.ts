@@ -297,6 +297,32 @@ export function dbServerFamily(server: DbServer): DatabaseFamily {
   return server.startsWith('postgresql') ? 'postgresql' : 'mysql';
 }
 
+/**
+ * The name of an installed database engine: the spec's preferredDbServer vocabulary (§2.4)
+ * extended to every version by its own pattern, so that facts describe what a server really has
+ * (Debian 13's MariaDB 11.8 is `mariadb118`, PostgreSQL 16 `postgresql16`) and rule 5 compares
+ * versions truthfully. MySQL and MariaDB: family, major, minor; PostgreSQL: family, major.
+ * Only DB_SERVERS are accepted as preferredDbServer.
+ */
+export type DbEngine = `mysql${number}` | `mariadb${number}` | `postgresql${number}`;
+
+export const DB_ENGINE_PATTERN: Record<DatabaseFamily, string> = {
+  mysql: '^(mysql|mariadb)[1-9][0-9]{1,3}$',
+  postgresql: '^postgresql[1-9][0-9]?$',
+};
+
+/** An engine's name from its product and version (`mariadb`, 11, 8 → `mariadb118`). */
+export function dbEngineName(product: 'mysql' | 'mariadb' | 'postgresql', major: number, minor = 0): DbEngine {
+  // `${major}${minor}` is one number in the name (11, 8 → 118).
+  return product === 'postgresql' ? `postgresql${major}` : `${product}${Number(`${major}${minor}`)}`;
+}
+
+/** The engine's family, or null when the string is no engine name. */
+export function dbEngineFamily(engine: string): DatabaseFamily | null {
+  if (new RegExp(DB_ENGINE_PATTERN.postgresql).test(engine)) return 'postgresql';
+  return new RegExp(DB_ENGINE_PATTERN.mysql).test(engine) ? 'mysql' : null;
+}
+
 /** What is installed when a family is needed and none is there (spec §4.1 rule 5). */
 export const DEFAULT_DB_SERVER: Record<DatabaseFamily, DbServer> = {
   mysql: 'mysql80',

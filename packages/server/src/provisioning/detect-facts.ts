@@ -1,4 +1,4 @@
-import { type DbServer, PHP_VERSIONS } from '@siteplane/contract';
+import { type DbEngine, dbEngineName, PHP_VERSIONS } from '@siteplane/contract';
 import type { ServerFacts } from '../domain/servers/facts.js';
 import { CommandFailed, type Executor } from './executor.js';
 
@@ -97,54 +97,23 @@ function parsePhp(lines: string[]): string[] {
   return PHP_VERSIONS.filter((version) => found.has(version));
 }
 
-const MARIADB: ReadonlyArray<[number, DbServer]> = [
-  [1002, 'mariadb102'],
-  [1004, 'mariadb104'],
-  [1006, 'mariadb106'],
-  [1007, 'mariadb107'],
-  [1010, 'mariadb1010'],
-  [1011, 'mariadb1011'],
-];
-const MYSQL: ReadonlyArray<[number, DbServer]> = [
-  [507, 'mysql57'],
-  [800, 'mysql80'],
-  [802, 'mysql82'],
-];
-const POSTGRES: ReadonlyArray<[number, DbServer]> = [
-  [12, 'postgresql12'],
-  [13, 'postgresql13'],
-  [14, 'postgresql14'],
-  [15, 'postgresql15'],
-  [17, 'postgresql17'],
-];
-
 /**
- * The spec's engine closest to a version; on a tie the older one, which promises no feature the
- * server lacks. Versions are compared as major*100+minor within one major, and across majors by
- * order (MariaDB 11.x is nearest 10.11, MySQL 9.x nearest 8.2).
+ * Engines are named by their own version (`mariadb118` for MariaDB 11.8, `postgresql16`), never by
+ * the nearest name of the spec's vocabulary: rule 5 compares a preferredDbServer with this name,
+ * and a neighbour's name would accept a version the server has not got (or reuse one under a
+ * name that is not its own). The vocabulary's names come out unchanged (10.11 → mariadb1011).
  */
-export function nearestEngine(known: ReadonlyArray<[number, DbServer]>, version: number): DbServer {
-  let best = known[0]!;
-  for (const entry of known) {
-    if (Math.abs(entry[0] - version) < Math.abs(best[0] - version)) best = entry;
-  }
-  return best[1];
-}
-
-function parseMysql(lines: string[]): DbServer | null {
+function parseMysql(lines: string[]): DbEngine | null {
   for (const line of lines) {
     // `mariadbd  Ver 10.11.6-MariaDB-0+deb12u1 for …`, `mysqld  Ver 8.0.36-0ubuntu0.22.04.1 for …`
     const match = /\bVer (\d+)\.(\d+)\.\d+(\S*)/.exec(line);
     if (!match) continue;
-    const major = Number(match[1]);
-    const minor = Number(match[2]);
-    if (/mariadb/i.test(line)) return major > 10 ? 'mariadb1011' : nearestEngine(MARIADB, major * 100 + minor);
-    return major > 8 ? 'mysql82' : nearestEngine(MYSQL, major * 100 + minor);
+    return dbEngineName(/mariadb/i.test(line) ? 'mariadb' : 'mysql', Number(match[1]), Number(match[2]));
   }
   return null;
 }
 
-function parsePostgres(lines: string[]): DbServer | null {
+function parsePostgres(lines: string[]): DbEngine | null {
   const online: number[] = [];
   const installed: number[] = [];
   for (const line of lines) {
@@ -156,5 +125,5 @@ function parsePostgres(lines: string[]): DbServer | null {
     else if (version) installed.push(Number(version[1]));
   }
   const major = Math.max(...(online.length > 0 ? online : installed));
-  return Number.isFinite(major) ? nearestEngine(POSTGRES, major) : null;
+  return Number.isFinite(major) ? dbEngineName('postgresql', major) : null;
 }

@@ -64,7 +64,7 @@ describe('parseFacts', () => {
         section('postgresql', '/usr/pgsql-16/bin/postgres'),
       ),
     );
-    expect(facts).toMatchObject({ os: 'rocky 9.3', php: ['8.1'], mysql: 'mysql82', postgresql: 'postgresql15' });
+    expect(facts).toMatchObject({ os: 'rocky 9.3', php: ['8.1'], mysql: 'mysql84', postgresql: 'postgresql16' });
   });
 
   it('reports nothing installed as nulls and an empty PHP list', () => {
@@ -84,32 +84,32 @@ describe('parseFacts', () => {
     expect(parseFacts(output(section('php', '/usr/bin/php5.6', '/usr/bin/php7.4', '/usr/bin/php9.9'))).php).toEqual(['7.4']);
   });
 
+  // Engines are named by their own version (DbEngine): the spec's §2.4 names where it has the
+  // version, the same pattern where it has not, so §4.1 rule 5 never takes one version for another.
   it.each([
-    ['mariadbd  Ver 11.4.2-MariaDB-ubu2404 for debian-linux-gnu on x86_64', 'mariadb1011'],
+    ['mariadbd  Ver 11.8.3-MariaDB-0+deb13u1 from Debian -- for debian-linux-gnu on x86_64', 'mariadb118'],
+    ['mariadbd  Ver 11.4.2-MariaDB-ubu2404 for debian-linux-gnu on x86_64', 'mariadb114'],
     ['mariadbd  Ver 10.11.6-MariaDB-0+deb12u1 for debian-linux-gnu', 'mariadb1011'],
     ['mariadbd  Ver 10.10.2-MariaDB for Linux', 'mariadb1010'],
-    ['mariadbd  Ver 10.9.8-MariaDB for Linux', 'mariadb1010'],
-    ['mariadbd  Ver 10.8.3-MariaDB for Linux', 'mariadb107'],
+    ['mariadbd  Ver 10.9.8-MariaDB for Linux', 'mariadb109'],
     ['mysqld  Ver 10.6.16-MariaDB-0ubuntu0.22.04.1 for debian-linux-gnu', 'mariadb106'],
-    ['mysqld  Ver 10.5.23-MariaDB-0+deb11u1 for debian-linux-gnu', 'mariadb104'],
-    ['mysqld  Ver 10.3.39-MariaDB-0ubuntu0.20.04.2 for debian-linux-gnu', 'mariadb102'],
-    ['mysqld  Ver 5.5.68-MariaDB for Linux', 'mariadb102'],
+    ['mysqld  Ver 10.5.23-MariaDB-0+deb11u1 for debian-linux-gnu', 'mariadb105'],
+    ['mysqld  Ver 5.5.68-MariaDB for Linux', 'mariadb55'],
     ['/usr/sbin/mysqld  Ver 5.7.44 for Linux on x86_64 (MySQL Community Server (GPL))', 'mysql57'],
-    ['/usr/sbin/mysqld  Ver 5.6.51 for Linux on x86_64', 'mysql57'],
-    ['/usr/sbin/mysqld  Ver 8.1.0 for Linux on x86_64', 'mysql80'],
+    ['/usr/sbin/mysqld  Ver 8.0.36-0ubuntu0.22.04.1 for Linux on x86_64', 'mysql80'],
     ['/usr/sbin/mysqld  Ver 8.2.0 for Linux on x86_64', 'mysql82'],
-    ['/usr/sbin/mysqld  Ver 9.1.0 for Linux on x86_64', 'mysql82'],
-  ])('maps %s to %s', (line, engine) => {
+    ['/usr/sbin/mysqld  Ver 9.1.0 for Linux on x86_64', 'mysql91'],
+  ])('names %s %s', (line, engine) => {
     expect(parseFacts(output(section('mysql', line))).mysql).toBe(engine);
   });
 
   it.each([
-    ['11', 'postgresql12'],
+    ['11', 'postgresql11'],
     ['13', 'postgresql13'],
-    ['16', 'postgresql15'],
+    ['16', 'postgresql16'],
     ['17', 'postgresql17'],
-    ['18', 'postgresql17'],
-  ])('maps PostgreSQL %s to %s', (major, engine) => {
+    ['18', 'postgresql18'],
+  ])('names PostgreSQL %s %s', (major, engine) => {
     expect(parseFacts(output(section('postgresql', `/usr/lib/postgresql/${major}/bin/postgres`))).postgresql).toBe(engine);
   });
 

@@ -1,4 +1,4 @@
-import type { DbServer, SiteTypeId } from '@siteplane/contract';
+import type { DbEngine, SiteTypeId } from '@siteplane/contract';
 
 /** A create request that passed every rule: what the site should be, nothing yet generated. */
 export interface SitePlan {
@@ -32,7 +32,8 @@ export interface DatabasePlan {
   createDatabase: boolean;
   name: string | null;
   user: string | null;
-  engine: DbServer;
+  /** A preferredDbServer value, the installed engine, or the default of DB_ENGINE_SOURCE. */
+  engine: DbEngine;
   /** true when the family is not on the server and the engine must be installed. */
   installEngine: boolean;
   useCachingSha2Password: boolean;

@@ -1,4 +1,4 @@
-import type { DbServer } from '@siteplane/contract';
+import type { DbEngine } from '@siteplane/contract';
 import type { ProvisionedSite, StepContext } from '../../step.js';
 import { StepError } from '../commands.js';
 import { claim } from '../ledger.js';
@@ -81,7 +81,7 @@ function createUser(plan: DatabasePlan, user: string, host: string): string {
   return `CREATE USER IF NOT EXISTS ${account} IDENTIFIED WITH ${plugin} BY ${password};\n`;
 }
 
-function isMariadb(engine: DbServer): boolean {
+function isMariadb(engine: DbEngine): boolean {
   return engine.startsWith('mariadb');
 }
 

@@ -1,4 +1,4 @@
-import { DB_SERVERS, type DbServer, dbServerFamily } from '@siteplane/contract';
+import { dbEngineFamily } from '@siteplane/contract';
 import type { LedgerEntry, StepContext } from '../../step.js';
 import { mysqlScript } from '../database/mysql-client.js';
 import { MYSQL_HOSTS } from '../database/mysql-database.js';
@@ -45,6 +45,7 @@ function family(entry: LedgerEntry): 'mysql' | 'postgresql' {
   const recorded = stringDetail(entry, 'family');
   if (recorded === 'mysql' || recorded === 'postgresql') return recorded;
   const engine = stringDetail(entry, 'engine');
-  if (engine && (DB_SERVERS as readonly string[]).includes(engine)) return dbServerFamily(engine as DbServer);
+  const fromEngine = engine ? dbEngineFamily(engine) : null;
+  if (fromEngine) return fromEngine;
   throw new Error(`ledger entry ${entry.kind} ${entry.ref} does not say which database engine holds it`);
 }
