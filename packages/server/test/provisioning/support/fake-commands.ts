@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CommandResult, RunOptions } from '../../../src/provisioning/executor.js';
+import { dispatchDebianApps } from './fake-debian-apps.js';
 import { dispatchNode } from './fake-node-commands.js';
 import { aptCommand } from './fake-packages.js';
 import type { FakeServer } from './fake-server.js';
@@ -14,7 +15,7 @@ export const ok = (stdout = ''): CommandResult => ({ code: 0, stdout, stderr: ''
 export const fail = (stderr: string, code = 1): CommandResult => ({ code, stdout: '', stderr: `${stderr}\n` });
 
 export function dispatch(server: FakeServer, argv: string[], options: RunOptions): CommandResult | null {
-  const node = dispatchNode(server, argv, options);
+  const node = dispatchNode(server, argv, options) ?? dispatchDebianApps(server, argv, options);
   if (node) return node;
   const { fs } = server;
   const [cmd, ...args] = argv;
@@ -106,14 +107,16 @@ export function dispatch(server: FakeServer, argv: string[], options: RunOptions
       const archive = args[1]!;
       const destination = args[3]!;
       const url = server.downloads.get(archive) ?? '';
+      // Unpacked by whoever runs tar (--no-same-owner).
+      const own = { owner: options.asUser ?? 'root', group: options.asUser ?? 'root' };
       if (/phpmyadmin/i.test(url)) {
-        fs.write(`${destination}/index.php`, '<?php // phpMyAdmin');
-        fs.mkdirp(`${destination}/libraries`);
-        fs.write(`${destination}/libraries/vendor_config.php`, UPSTREAM_VENDOR_CONFIG);
+        fs.write(`${destination}/index.php`, '<?php // phpMyAdmin', own);
+        fs.mkdirp(`${destination}/libraries`, own);
+        fs.write(`${destination}/libraries/vendor_config.php`, UPSTREAM_VENDOR_CONFIG, own);
       } else {
-        fs.write(`${destination}/index.php`, '<?php // WordPress');
-        fs.write(`${destination}/wp-settings.php`, '<?php // WordPress');
-        fs.write(`${destination}/wp-config-sample.php`, '<?php // sample');
+        fs.write(`${destination}/index.php`, '<?php // WordPress', own);
+        fs.write(`${destination}/wp-settings.php`, '<?php // WordPress', own);
+        fs.write(`${destination}/wp-config-sample.php`, '<?php // sample', own);
       }
       return ok();
     }

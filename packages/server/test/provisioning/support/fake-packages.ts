@@ -1,4 +1,5 @@
 import type { CommandResult, RunOptions } from '../../../src/provisioning/executor.js';
+import { DEBIAN_APPS, installDebianApp, simulateInstall } from './fake-debian-apps.js';
 import type { FakeServer } from './fake-server.js';
 
 /**
@@ -71,6 +72,7 @@ export function aptCommand(server: FakeServer, argv: string[], options: RunOptio
     return ok();
   }
   if (verb !== 'install') return fail(`unexpected apt-get ${args.join(' ')}`);
+  if (args.includes('-s')) return simulateInstall(server, names);
   const missing = names.filter((name) => candidate(server, name) === null);
   if (missing.length > 0) return fail(`E: Unable to locate package ${missing[0]}`, 100);
   if (apt.behindMirror && names.some((name) => !apt.installed.has(name)))
@@ -90,6 +92,9 @@ const DEBIAN: Record<string, string> = {
   'postgresql-15': '15.12-0+deb12u2',
   nodejs: '18.19.0+dfsg-6~deb12u2',
   npm: '9.2.0~ds1-1',
+  'build-essential': '12.9',
+  python3: '3.11.2-1+b1',
+  git: '1:2.39.5-0+deb12u2',
 };
 const PHP_EXTENSIONS = ['fpm', 'cli', 'mysql', 'pgsql', 'mbstring', 'xml', 'curl', 'zip'];
 
@@ -110,7 +115,7 @@ export function candidate(server: FakeServer, name: string): string | null {
   if (name === 'mysql-server') return sources.has('mysql.list') ? '8.0.41-1debian12' : null;
   const pg = /^postgresql-(\d+)$/.exec(name);
   if (pg && pg[1] !== '15') return sources.has('pgdg.list') ? `${pg[1]}.18-1.pgdg120+1` : null;
-  return DEBIAN[name] ?? null;
+  return DEBIAN[name] ?? DEBIAN_APPS[name] ?? null;
 }
 
 /** What installing a package leaves behind (config files, programs, stopped daemons). */
@@ -145,7 +150,7 @@ export function installPackage(server: FakeServer, name: string): void {
   } else if (/^postgresql-\d+$/.test(name)) {
     server.postgres.installed = true;
     fs.write('/etc/init.d/postgresql', '#!/bin/sh\n', { mode: '755' });
-  }
+  } else installDebianApp(server, name);
 }
 
 /** A server as Debian 12 comes with Siteplane's baseline already installed (nginx, PHP 8.2, MariaDB). */

@@ -35,6 +35,8 @@ export class FakeServer {
   /** The data each WordPress installer run received (decoded from its script). */
   readonly wordpressRuns: Record<string, string>[] = [];
   readonly downloads = new Map<string, string>();
+  /** debconf answers given with debconf-set-selections (question → value). */
+  readonly debconf = new Map<string, string>();
   systemd = false;
   nodeVersion: string | null = null;
   /** `uname -m` */

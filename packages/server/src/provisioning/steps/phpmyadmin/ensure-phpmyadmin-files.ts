@@ -1,14 +1,16 @@
 import type { Step, StepContext } from '../../step.js';
-import { copyAppFiles } from '../app-source.js';
-import { StepError } from '../commands.js';
-import { makeDirectory, pathKind, readFile, writeFile } from '../remote-files.js';
+import { copyAppFiles, DEBIAN_SOURCE } from '../app-source.js';
+import { mustRun, StepError } from '../commands.js';
+import { DEBIAN_PHPMYADMIN, ensureDebianAppPackage } from '../debian-app-package.js';
+import { pathKind, readFile } from '../remote-files.js';
 import { siteLayout } from '../site-layout.js';
 
 /**
- * phpMyAdmin's files in the first release, from settings.phpmyadminSource, with a private tmp/
- * directory. Debian's tree reads its configuration from /etc/phpmyadmin and caches in
- * /var/lib/phpmyadmin (libraries/vendor_config.php); the copy is pointed back at its own root so
- * that this site's config.inc.php is the one used. Upstream trees already are.
+ * phpMyAdmin's files in the first release, from settings.phpmyadminSource (`debian`: Debian's
+ * package, installed first), with a private tmp/ directory. Debian's tree reads its configuration
+ * from /etc/phpmyadmin and caches in /var/lib/phpmyadmin (libraries/vendor_config.php); the copy
+ * is pointed back at its own root so that this site's config.inc.php is the one used. Upstream
+ * trees already are. The release is the user's: everything in it runs as that user.
  */
 export function ensurePhpMyAdminFiles(): Step {
   return {
@@ -16,12 +18,15 @@ export function ensurePhpMyAdminFiles(): Step {
     async run(ctx: StepContext) {
       const layout = siteLayout(ctx.site);
       const release = layout.initialRelease;
-      if ((await pathKind(ctx, `${release}/index.php`)) === null) {
-        await copyAppFiles(ctx, ctx.settings.phpmyadminSource, release, layout.user, 'phpMyAdmin');
+      const asOwner = { asUser: layout.user };
+      if ((await pathKind(ctx, `${release}/index.php`, asOwner)) === null) {
+        const configured = ctx.settings.phpmyadminSource;
+        const source = configured === DEBIAN_SOURCE ? await ensureDebianAppPackage(ctx, DEBIAN_PHPMYADMIN) : configured;
+        await copyAppFiles(ctx, source, release, layout.user, 'phpMyAdmin');
       } else ctx.log('phpMyAdmin files are in place');
       const tmp = `${release}/tmp`;
-      if ((await pathKind(ctx, tmp)) === null) {
-        await makeDirectory(ctx, tmp, { owner: layout.user, group: layout.user, mode: '0700' });
+      if ((await pathKind(ctx, tmp, asOwner)) === null) {
+        await mustRun(ctx, ['mkdir', '-m', '0700', '--', tmp], asOwner, `create ${tmp}`);
         ctx.log(`created ${tmp}`);
       }
       await ensureOwnConfigLocation(ctx, `${release}/libraries/vendor_config.php`, layout.user);
@@ -39,7 +44,8 @@ export function patchVendorConfig(text: string): string {
 }
 
 async function ensureOwnConfigLocation(ctx: StepContext, path: string, user: string): Promise<void> {
-  const text = await readFile(ctx, path);
+  const asOwner = { asUser: user };
+  const text = await readFile(ctx, path, asOwner);
   if (text === null || text === '') return;
   if (!CONFIG_FILE.test(text)) {
     throw new StepError(
@@ -48,6 +54,7 @@ async function ensureOwnConfigLocation(ctx: StepContext, path: string, user: str
   }
   const patched = patchVendorConfig(text);
   if (patched === text) return;
-  await writeFile(ctx, path, patched, { owner: user, group: user, mode: '0644' });
+  // dd truncates and rewrites the user's own file in place, as that user.
+  await mustRun(ctx, ['dd', `of=${path}`, 'status=none'], { ...asOwner, stdin: patched }, `write ${path}`);
   ctx.log(`pointed ${path} at the site's own config.inc.php and tmp/`);
 }
