@@ -59,6 +59,8 @@ export const FIELD_CODES = [
   'reserved_prefix',
   'db_server_version_conflict',
   'db_family_not_supported',
+  /** The engine cannot be installed from the package sources this Siteplane uses (DB_ENGINE_SOURCE). */
+  'db_engine_unavailable',
   'node_too_old',
   'not_applicable',
   'must_equal',

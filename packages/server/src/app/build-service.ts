@@ -14,6 +14,7 @@ import { runSiteJob, type SiteJobDeps } from '../jobs/site-job.js';
 import { Worker } from '../jobs/worker.js';
 import { detectFacts } from '../provisioning/detect-facts.js';
 import type { Recipe } from '../provisioning/step.js';
+import { engineOffer } from '../provisioning/steps/database/engine-offer.js';
 import { openStorage, type Storage } from '../storage/database.js';
 import { writeTransactions } from '../storage/group-commit.js';
 import { IdempotencyStore } from '../storage/idempotency-store.js';
@@ -80,6 +81,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     integrations: overrides.integrations ?? realIntegrations(config),
     siteLists,
     writes: writeTransactions(storage.db, storage.dialect),
+    databaseEngines: engineOffer(config.databaseEngineSource),
   };
   const sshPool = new SshExecutorPool();
   const jobDeps: SiteJobDeps = {

@@ -1,5 +1,7 @@
 import { join, resolve } from 'node:path';
 import { UUID_RE } from '../domain/field-errors.js';
+import { DB_ENGINE_SOURCES, type DbEngineSource } from '../domain/sites/engine-offer.js';
+import { appSourceProblem } from '../provisioning/steps/app-source.js';
 
 /** Every setting of ARCHITECTURE §2 "Configuration", validated once at start; all problems listed. */
 export interface Config {
@@ -32,6 +34,13 @@ export interface Config {
    * Debian's mirror and a registry.
    */
   nodeSource: NodeSource;
+  /**
+   * DB_ENGINE_SOURCE: where a database engine comes from when a site needs a family the server
+   * lacks. `vendor` (default, spec §4.1 rule 5): mysql80 / postgresql13 by default, vendors' apt
+   * repositories where Debian lacks a version. `distribution`: the engine the server's own
+   * distribution ships (Debian 12: mariadb1011, postgresql15), for servers that reach only its mirror.
+   */
+  databaseEngineSource: DbEngineSource;
   logLevel: string;
   workerConcurrency: number;
   /** How long a claimed job stays the worker's without a heartbeat; a crashed worker's job is taken over after it. */
@@ -106,6 +115,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!(NODE_SOURCES as readonly string[]).includes(nodeSource)) {
     problems.push(`NODE_SOURCE must be one of ${NODE_SOURCES.join(', ')} (got "${nodeSource}")`);
   }
+  const databaseEngineSource = str('DB_ENGINE_SOURCE', 'vendor').toLowerCase();
+  if (!(DB_ENGINE_SOURCES as readonly string[]).includes(databaseEngineSource)) {
+    problems.push(`DB_ENGINE_SOURCE must be one of ${DB_ENGINE_SOURCES.join(', ')} (got "${databaseEngineSource}")`);
+  }
   const zerosslEabKid = opt('ZEROSSL_EAB_KID');
   const zerosslEabHmacKey = opt('ZEROSSL_EAB_HMAC_KEY');
   if (!zerosslEabKid !== !zerosslEabHmacKey)
@@ -137,11 +150,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ),
     npmRegistry: url('NPM_REGISTRY'),
     nodeSource: nodeSource as NodeSource,
+    databaseEngineSource: databaseEngineSource as DbEngineSource,
     logLevel: str('LOG_LEVEL', 'info'),
     workerConcurrency: int('WORKER_CONCURRENCY', 4, 1, 64),
     jobLeaseMs: int('SITEPLANE_JOB_LEASE_MS', 30_000, 1_000, 3_600_000),
     runWorker: str('SITEPLANE_WORKER', 'on') !== 'off',
   };
+  for (const [name, value] of [
+    ['WORDPRESS_SOURCE', config.wordpressSource],
+    ['PHPMYADMIN_SOURCE', config.phpmyadminSource],
+  ] as const) {
+    const problem = appSourceProblem(value);
+    if (problem) problems.push(`${name} ${problem}`);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../app/clock.js';
 import type { SecretBox } from '../crypto/secret-box.js';
+import type { EngineOffer } from '../domain/sites/engine-offer.js';
 import type { Dialect } from '../storage/database.js';
 import type { WriteTransactions } from '../storage/group-commit.js';
 import type { Database } from '../storage/schema.js';
@@ -21,6 +22,8 @@ export interface UseCaseDeps {
   integrations: Integrations;
   /** Told of every change to a server's sites (list cache invalidation). */
   siteLists: SiteListCache;
+  /** Which database engines a create may plan (DB_ENGINE_SOURCE, spec §4.1 rule 5). */
+  databaseEngines: EngineOffer;
   /** The transaction of a site create or delete (shared with concurrent ones on SQLite: group commit). */
   writes: WriteTransactions;
 }

@@ -1,5 +1,6 @@
 import type { SiteTypeId } from '@siteplane/contract';
 import type { ServerFacts } from '../servers/facts.js';
+import type { EngineOffer } from './engine-offer.js';
 
 /** What the rules need to know about the world; the use case loads it, the rules stay pure. */
 export interface CreateSiteContext {
@@ -8,6 +9,8 @@ export interface CreateSiteContext {
   serverUserExists: boolean;
   /** null when the named DNS profile does not exist for this tenant; undefined when none was named. */
   dnsProfile?: { uuid: string; provider: string } | null;
+  /** Where engines come from (DB_ENGINE_SOURCE); absent: the spec's rule 5 defaults (SPEC_ENGINE_OFFER). */
+  engines?: EngineOffer;
   taken: {
     domains: ReadonlySet<string>;
     databases: ReadonlySet<string>;

@@ -1,8 +1,9 @@
 import {
   type DatabaseFamily,
   DB_SERVERS,
+  type DbEngine,
   type DbServer,
-  DEFAULT_DB_SERVER,
+  dbEngineFamily,
   dbServerFamily,
   type SiteTypeSpec,
 } from '@siteplane/contract';
@@ -10,6 +11,7 @@ import type { FieldErrors } from '../field-errors.js';
 import { installedEngine } from '../servers/facts.js';
 import type { CreateSiteContext } from './create-site-context.js';
 import type { DatabasePlan } from './create-site-input.js';
+import { SPEC_ENGINE_OFFER } from './engine-offer.js';
 
 const DB_FIELDS = ['database', 'databaseUser', 'databasePassword', 'useCachingSha2Password', 'preferredDbServer'] as const;
 const DB_NAME = /^[A-Za-z0-9_$]{1,63}$/;
@@ -59,7 +61,7 @@ export function validateDatabase(
   }
 
   const engine = resolveEngine(errors, opts.preferredDbServer, spec, ctx);
-  const family = engine ? dbServerFamily(engine.engine) : undefined;
+  const family = engine ? (dbEngineFamily(engine.engine) ?? undefined) : undefined;
   const createDatabase = spec.database !== 'user-only';
 
   let name: string | null = null;
@@ -129,14 +131,18 @@ function checkUser(
   return null;
 }
 
-/** Rule 5: reuse an installed family; install the requested or default version otherwise. */
+/**
+ * Rule 5: reuse an installed family; otherwise install the requested version, or the default of
+ * the configured engine source (ctx.engines), which may refuse what it cannot install.
+ */
 function resolveEngine(
   errors: FieldErrors,
   preferred: unknown,
   spec: SiteTypeSpec,
   ctx: CreateSiteContext,
-): { engine: DbServer; install: boolean } | undefined {
+): { engine: DbEngine; install: boolean } | undefined {
   const facts = ctx.server?.facts;
+  const offer = ctx.engines ?? SPEC_ENGINE_OFFER;
   if (preferred !== undefined) {
     if (typeof preferred !== 'string' || !(DB_SERVERS as readonly string[]).includes(preferred)) {
       errors.add('options.preferredDbServer', 'invalid_value', `preferredDbServer must be one of: ${DB_SERVERS.join(', ')}.`);
@@ -162,13 +168,24 @@ function resolveEngine(
       );
       return undefined;
     }
-    return { engine: wanted, install: !installed };
+    if (installed) return { engine: wanted, install: false };
+    const refusal = offer.refusal(wanted, facts.os);
+    if (refusal) {
+      errors.add('options.preferredDbServer', 'db_engine_unavailable', refusal);
+      return undefined;
+    }
+    return { engine: wanted, install: true };
   }
   if (!facts) return undefined;
   for (const family of spec.databaseFamilies) {
     const installed = installedEngine(facts, family);
     if (installed) return { engine: installed, install: false };
   }
-  const family = spec.databaseFamilies[0] as DatabaseFamily;
-  return { engine: DEFAULT_DB_SERVER[family], install: true };
+  const choice = offer.defaultEngine(spec.databaseFamilies[0] as DatabaseFamily, facts.os);
+  if ('refused' in choice) {
+    // No field of the request chose the engine: the server (its OS) is what rules it out.
+    errors.add('server', 'db_engine_unavailable', choice.refused);
+    return undefined;
+  }
+  return { engine: choice.engine, install: true };
 }

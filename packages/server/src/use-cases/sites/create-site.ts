@@ -27,7 +27,10 @@ export async function createSite(deps: UseCaseDeps, actor: Actor, body: unknown)
   try {
     const result = await deps.writes(async (trx) => {
       const server = ids.server ? await lockServer(trx, deps.dialect, ids.server, actor) : null;
-      const ctx = await loadCreateContext(trx, server, ids, actor, requestedNames(body));
+      const ctx = {
+        ...(await loadCreateContext(trx, server, ids, actor, requestedNames(body))),
+        engines: deps.databaseEngines,
+      };
       const plan = validateCreateSite(body, ctx);
       const now = deps.clock.now().toISOString();
       const site = materialise(plan, server as ServerRow, deps.freeDomainBase, ctx.taken.ports);

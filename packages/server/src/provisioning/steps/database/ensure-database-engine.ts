@@ -1,4 +1,4 @@
-import type { DbServer } from '@siteplane/contract';
+import type { DbEngine } from '@siteplane/contract';
 import type { Step, StepContext } from '../../step.js';
 import { aptCandidate, aptInstall, ensureAptSource, installedPackages, osRelease } from '../apt.js';
 import { StepError } from '../commands.js';
@@ -10,6 +10,9 @@ import { postgresResponds } from './postgresql-client.js';
 /**
  * The database engine of the site's plan (spec §4.1 rule 5): installEngine true installs it
  * (vendor repository where Debian has not got that version), false reuses the installed one.
+ * Which engine is already decided at create time, by DB_ENGINE_SOURCE among others: with
+ * `distribution` the plan names only engines the server's distribution ships, which this step
+ * then takes from Debian's own archive (engines.ts: distroVersion).
  * Either way it ends up answering queries: a stopped engine is started. Engines are server-wide
  * and never in a site's ledger; removing a site never uninstalls one.
  */
@@ -42,7 +45,7 @@ function responds(ctx: StepContext, source: EngineSource): Promise<boolean> {
   return source.family === 'mysql' ? mysqlResponds(ctx) : postgresResponds(ctx);
 }
 
-function engineFacts(engine: DbServer, source: EngineSource): { mysql: DbServer } | { postgresql: DbServer } {
+function engineFacts(engine: DbEngine, source: EngineSource): { mysql: DbEngine } | { postgresql: DbEngine } {
   return source.family === 'mysql' ? { mysql: engine } : { postgresql: engine };
 }
 
