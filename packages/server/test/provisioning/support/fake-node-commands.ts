@@ -4,8 +4,9 @@ import type { FakeFs } from './fake-fs.js';
 import type { FakeServer } from './fake-server.js';
 
 /**
- * The npm registry as the fake server reaches it (curl), and what Node from the registry leaves on
- * the server: node-linux-* tarballs hold bin/node, npm's holds bin/npm-cli.js; `node` and `npm`
+ * The npm registry as the fake server reaches it (curl), github.com when it does (git ls-remote),
+ * and what Node from the registry leaves on the server: node-linux-* tarballs hold bin/node, npm's
+ * holds bin/npm-cli.js; `node` and `npm`
  * resolve through /usr/local/bin before Debian's /usr/bin, as on a real PATH. Commands this file
  * does not own return null and go on to fake-commands.ts.
  */
@@ -68,6 +69,15 @@ export function dispatchNode(server: FakeServer, argv: string[], options: RunOpt
     return ok(`/usr/local/bin/${args[3]}\n`);
   }
   if (cmd === 'npm' && args[0] === 'install' && args[1] === '--global' && !options.asUser) return npmGlobal(server);
+  if (cmd === 'git' && args[0] === 'ls-remote') {
+    if (!server.apt.installed.has('git')) return fail('git: not found', 127);
+    if (!server.reachesGithub)
+      return fail(
+        "fatal: unable to access 'https://github.com/uNetworking/uWebSockets.js.git/': Could not resolve host: github.com",
+        128,
+      );
+    return ok(`0123456789abcdef0123456789abcdef01234567\trefs/tags/${args.at(-1)}\n`);
+  }
   return null;
 }
 

@@ -43,6 +43,8 @@ export class FakeServer {
   arch = 'x86_64';
   /** Packages the npm registry offers to curl (Node's binaries, npm). */
   readonly registry: FakeRegistry = newRegistry();
+  /** Whether git reaches github.com (many servers reach only Debian's mirror and a registry). */
+  reachesGithub = true;
   readonly calls: Call[] = [];
   readonly unknown: string[][] = [];
   /** Answers that replace the simulation for matching commands (failure injection). */

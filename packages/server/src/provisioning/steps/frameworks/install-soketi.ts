@@ -11,6 +11,7 @@ import {
   readReleaseFile,
   writePrivate,
 } from './framework-release.js';
+import { ensureUwsReachable, explainSoketiInstallFailure } from './soketi-source.js';
 
 /** Environment of the Soketi process (its default app's credentials), read by the PM2 step. */
 export const SOKETI_ENV_FILE = 'soketi.env.json';
@@ -19,7 +20,7 @@ export const SOKETI_ENV_FILE = 'soketi.env.json';
  * Soketi 1.x from npm into releases/soketi, with its default app's id, key and secret generated
  * once (Soketi's own defaults are public). They stay in soketi.env.json for the owner to read.
  * Soketi's dependency uWebSockets.js is fetched from GitHub, not the npm registry: on a server
- * that reaches only a registry mirror, this step fails with npm's error.
+ * that cannot reach github.com this step fails at once, saying so (soketi-source.ts).
  */
 export function installSoketi(): Step {
   return {
@@ -27,6 +28,7 @@ export function installSoketi(): Step {
     async run(ctx: StepContext) {
       const release = frameworkRelease(ctx.site, 'soketi');
       if (!(await isComplete(ctx, release))) {
+        await ensureUwsReachable(ctx);
         await ensureReleaseDirectory(ctx, release);
         if ((await readReleaseFile(ctx, release, 'package.json')) === null) {
           await writePrivate(
@@ -36,7 +38,9 @@ export function installSoketi(): Step {
             `${JSON.stringify({ name: 'soketi-site', private: true }, null, 2)}\n`,
           );
         }
-        await npm(ctx, release, ['install', '@soketi/soketi@1'], 'install @soketi/soketi@1');
+        await npm(ctx, release, ['install', '@soketi/soketi@1'], 'install @soketi/soketi@1').catch((error: unknown) => {
+          throw explainSoketiInstallFailure(error);
+        });
         ctx.log('installed @soketi/soketi@1 from npm');
         if ((await readReleaseFile(ctx, release, SOKETI_ENV_FILE)) === null) {
           const env = {
