@@ -62,6 +62,8 @@ export const FIELD_CODES = [
   /** The engine cannot be installed from the package sources this Siteplane uses (DB_ENGINE_SOURCE). */
   'db_engine_unavailable',
   'node_too_old',
+  /** The PHP version is not in the distribution's repository and PHP_SOURCE=distribution. */
+  'php_version_unavailable',
   'not_applicable',
   'must_equal',
   'invalid_characters',

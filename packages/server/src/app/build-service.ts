@@ -82,6 +82,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     siteLists,
     writes: writeTransactions(storage.db, storage.dialect),
     databaseEngines: engineOffer(config.databaseEngineSource),
+    phpSource: config.phpSource,
   };
   const sshPool = new SshExecutorPool();
   const jobDeps: SiteJobDeps = {

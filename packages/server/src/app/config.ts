@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import { UUID_RE } from '../domain/field-errors.js';
 import { DB_ENGINE_SOURCES, type DbEngineSource } from '../domain/sites/engine-offer.js';
+import { PHP_SOURCES, type PhpSource } from '../domain/sites/php-offer.js';
 import { appSourceProblem } from '../provisioning/steps/app-source.js';
 
 /** Every setting of ARCHITECTURE §2 "Configuration", validated once at start; all problems listed. */
@@ -41,6 +42,8 @@ export interface Config {
    * distribution ships (Debian 12: mariadb1011, postgresql15), for servers that reach only its mirror.
    */
   databaseEngineSource: DbEngineSource;
+  /** PHP_SOURCE: `sury` (default) or `distribution` (only the distribution's own PHP; domain/sites/php-offer.ts). */
+  phpSource: PhpSource;
   logLevel: string;
   workerConcurrency: number;
   /** How long a claimed job stays the worker's without a heartbeat; a crashed worker's job is taken over after it. */
@@ -119,6 +122,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!(DB_ENGINE_SOURCES as readonly string[]).includes(databaseEngineSource)) {
     problems.push(`DB_ENGINE_SOURCE must be one of ${DB_ENGINE_SOURCES.join(', ')} (got "${databaseEngineSource}")`);
   }
+  const phpSource = str('PHP_SOURCE', 'sury').toLowerCase();
+  if (!(PHP_SOURCES as readonly string[]).includes(phpSource)) {
+    problems.push(`PHP_SOURCE must be one of ${PHP_SOURCES.join(', ')} (got "${phpSource}")`);
+  }
   const zerosslEabKid = opt('ZEROSSL_EAB_KID');
   const zerosslEabHmacKey = opt('ZEROSSL_EAB_HMAC_KEY');
   if (!zerosslEabKid !== !zerosslEabHmacKey)
@@ -151,6 +158,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     npmRegistry: url('NPM_REGISTRY'),
     nodeSource: nodeSource as NodeSource,
     databaseEngineSource: databaseEngineSource as DbEngineSource,
+    phpSource: phpSource as PhpSource,
     logLevel: str('LOG_LEVEL', 'info'),
     workerConcurrency: int('WORKER_CONCURRENCY', 4, 1, 64),
     jobLeaseMs: int('SITEPLANE_JOB_LEASE_MS', 30_000, 1_000, 3_600_000),

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../app/clock.js';
 import type { SecretBox } from '../crypto/secret-box.js';
+import type { PhpSource } from '../domain/sites/php-offer.js';
 import type { EngineOffer } from '../domain/sites/engine-offer.js';
 import type { Dialect } from '../storage/database.js';
 import type { WriteTransactions } from '../storage/group-commit.js';
@@ -24,6 +25,8 @@ export interface UseCaseDeps {
   siteLists: SiteListCache;
   /** Which database engines a create may plan (DB_ENGINE_SOURCE, spec §4.1 rule 5). */
   databaseEngines: EngineOffer;
+  /** Where PHP versions a server lacks may come from (PHP_SOURCE, spec §2.2). */
+  phpSource: PhpSource;
   /** The transaction of a site create or delete (shared with concurrent ones on SQLite: group commit). */
   writes: WriteTransactions;
 }

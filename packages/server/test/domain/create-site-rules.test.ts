@@ -273,6 +273,29 @@ describe('spec §2.2: PHP and Node versions', () => {
     expect(validateCreateSite(base('php'), ctx({ php: ['7.4', '8.2'] })).runtime.php).toEqual({ version: '8.2', install: false });
     expect(errorsOf(base('php', { phpVersion: '5.6' }))).toEqual(['options.phpVersion:invalid_value']);
   });
+  it('a server without PHP gets its distribution’s own PHP when none is asked for (no third-party repository)', () => {
+    const bare = (os: string | null) => ctx({ php: [], os });
+    expect(validateCreateSite(base('laravel'), bare('debian 12')).runtime.php).toEqual({ version: '8.2', install: true });
+    expect(validateCreateSite(base('php'), bare('debian 13')).runtime.php).toEqual({ version: '8.4', install: true });
+    expect(validateCreateSite(base('php'), bare(null)).runtime.php).toEqual({ version: '8.3', install: true });
+  });
+  it('PHP_SOURCE=distribution: a version the distribution does not ship is refused on options.phpVersion', () => {
+    const only = (facts: Partial<ServerFacts>) => ctx({ os: 'debian 12', ...facts }, { phpSource: 'distribution' });
+    expect(errorsOf(base('php', { phpVersion: '8.3' }), only({ php: [] }))).toEqual([
+      'options.phpVersion:php_version_unavailable',
+    ]);
+    expect(validateCreateSite(base('php', { phpVersion: '8.2' }), only({ php: [] })).runtime.php).toEqual({
+      version: '8.2',
+      install: true,
+    });
+    // Already on the server (however it came there): reused, nothing to install.
+    expect(validateCreateSite(base('php', { phpVersion: '8.3' }), only({ php: ['8.3'] })).runtime.php).toEqual({
+      version: '8.3',
+      install: false,
+    });
+    // The default source adds Sury for it.
+    expect(errorsOf(base('php', { phpVersion: '8.3' }), ctx({ php: [], os: 'debian 12' }))).toEqual([]);
+  });
   it('Node: reused when installed (nodejsVersion ignored), installed when absent', () => {
     expect(
       validateCreateSite(base('nuxt-ssr', { nodejsVersion: '18.x', site_type_version: 3 }), ctx({ node: 'v20.11.1' })).runtime

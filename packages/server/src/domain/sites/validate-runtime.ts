@@ -3,9 +3,11 @@ import type { FieldErrors } from '../field-errors.js';
 import { nodeMajor } from '../servers/facts.js';
 import type { CreateSiteContext } from './create-site-context.js';
 import type { RuntimePlan } from './create-site-input.js';
+import { distributionPhp } from './php-offer.js';
 
 /** The version Siteplane installs on a server without Node when none is asked for (current LTS). */
 const DEFAULT_NODE = '22.x';
+/** PHP for a server without PHP whose distribution is not known to ship one (distributionPhp). */
 const DEFAULT_PHP = '8.3';
 
 /**
@@ -27,10 +29,21 @@ export function planRuntime(
       errors.add('options.phpVersion', 'invalid_value', `phpVersion must be one of: ${PHP_VERSIONS.join(', ')}.`);
       return {};
     }
-    // Without a choice, the newest PHP already on the server is used, so nothing is installed.
+    // Without a choice, the newest PHP already on the server is used, so nothing is installed; on a
+    // server without PHP, the distribution's own, so no third-party repository is needed.
     const installed = [...(facts?.php ?? [])].sort(comparePhp);
-    const version = (v as string | undefined) ?? installed[installed.length - 1] ?? DEFAULT_PHP;
-    return { php: { version, install: !installed.includes(version) } };
+    const shipped = distributionPhp(facts?.os);
+    const version = (v as string | undefined) ?? installed[installed.length - 1] ?? shipped ?? DEFAULT_PHP;
+    const install = !installed.includes(version);
+    if (install && ctx.phpSource === 'distribution' && shipped !== null && version !== shipped) {
+      errors.add(
+        'options.phpVersion',
+        'php_version_unavailable',
+        `PHP ${version} is not in ${facts?.os}'s own repository, which ships PHP ${shipped}; this Siteplane installs PHP from the distribution only (PHP_SOURCE=distribution).`,
+      );
+      return {};
+    }
+    return { php: { version, install } };
   }
   if (!spec.options.includes('nodejsVersion')) return {};
 

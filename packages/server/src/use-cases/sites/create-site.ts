@@ -30,6 +30,7 @@ export async function createSite(deps: UseCaseDeps, actor: Actor, body: unknown)
       const ctx = {
         ...(await loadCreateContext(trx, server, ids, actor, requestedNames(body))),
         engines: deps.databaseEngines,
+        phpSource: deps.phpSource,
       };
       const plan = validateCreateSite(body, ctx);
       const now = deps.clock.now().toISOString();
