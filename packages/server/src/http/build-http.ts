@@ -5,14 +5,15 @@ import { ValidationError } from '../domain/field-errors.js';
 import type { IdempotencyStore } from '../storage/idempotency-store.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
 import { type Authenticate, authenticateRequest } from './auth.js';
+import { checkBodyShape, MAX_BODY_DEPTH } from './body-shape.js';
 import { renderDocsPage } from './docs-page.js';
 import { installErrorHandler } from './error-handler.js';
 import { registerFormats } from './formats.js';
 import { applyIdempotency, installIdempotencyRecorder } from './idempotency.js';
 import { MalformedJson } from './malformed-json.js';
-import { nulCharacterErrors } from './nul-characters.js';
 import { buildOpenApi } from './openapi.js';
 import { sendProblem } from './problem.js';
+import { assertQueryShape } from './query-shape.js';
 import type { RouteDef } from './route.js';
 import { apiRoutes } from './routes/index.js';
 import { assertMatches } from './validate-schema.js';
@@ -56,8 +57,10 @@ export function buildHttp(deps: HttpDeps): { app: FastifyInstance; openapi: Retu
     } catch {
       return done(new MalformedJson(), undefined);
     }
-    const nul = nulCharacterErrors(parsed);
-    done(nul.length ? new ValidationError(nul) : null, parsed);
+    // Before authentication and before any code that walks the body recursively.
+    const shape = checkBodyShape(parsed);
+    if (shape.tooDeep) return done(new MalformedJson(`The body nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels.`));
+    done(shape.errors.length ? new ValidationError(shape.errors) : null, parsed);
   });
   installErrorHandler(app);
   installIdempotencyRecorder(app, deps.idempotency);
@@ -85,6 +88,7 @@ function register(app: FastifyInstance, route: RouteDef, deps: HttpDeps): void {
       const actor = await authenticateRequest(req, reply, deps.authenticate, route.auth === 'none' ? 'read' : route.auth);
       if (!actor) return reply;
       (req as typeof req & { actor: typeof actor }).actor = actor;
+      assertQueryShape(req.query);
       if (route.body && !route.bodyValidatedByDomain && req.method !== 'GET') assertMatches(route.body, req.body ?? {});
       if (await applyIdempotency(req, reply, actor, deps.idempotency, deps.clock.now())) return reply;
       const result = await route.handler(req, reply, actor);

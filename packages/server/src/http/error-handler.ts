@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { DomainError } from '../domain/errors.js';
 import { ValidationError } from '../domain/field-errors.js';
+import { MalformedJson } from './malformed-json.js';
 import { sendProblem } from './problem.js';
 import { QueryError } from './query-error.js';
 
@@ -12,6 +13,7 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (error instanceof ValidationError) {
       return sendProblem(req, reply, 'validation_failed', `${error.errors.length} field(s) are invalid.`, error.errors);
     }
+    if (error instanceof MalformedJson) return sendProblem(req, reply, 'malformed_json', error.message);
     if (error instanceof DomainError) {
       if (error.details.retryAfterSeconds !== undefined) reply.header('Retry-After', String(error.details.retryAfterSeconds));
       return sendProblem(req, reply, error.code, error.message);

@@ -3,10 +3,11 @@ import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler';
 import { ValueErrorType } from '@sinclair/typebox/errors';
 import type { FieldError } from '@siteplane/contract';
 import { ValidationError } from '../domain/field-errors.js';
+import { MAX_REPORTED_ERRORS } from './body-shape.js';
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
 
-/** Validates against a TypeBox schema and reports every violation with its dotted field path. */
+/** Validates against a TypeBox schema and reports every violation (up to a hundred) with its dotted field path. */
 export function assertMatches(schema: TSchema, value: unknown): void {
   let check = compiled.get(schema);
   if (!check) {
@@ -17,6 +18,8 @@ export function assertMatches(schema: TSchema, value: unknown): void {
   const seen = new Set<string>();
   const errors: FieldError[] = [];
   for (const e of check.Errors(value)) {
+    // A body of 40,000 unknown fields answers with the first hundred.
+    if (errors.length >= MAX_REPORTED_ERRORS) break;
     const field = e.path.replace(/^\//, '').replace(/\//g, '.');
     if (seen.has(field)) continue;
     seen.add(field);

@@ -1,4 +1,4 @@
-import { ValidationError } from '../domain/field-errors.js';
+import { UUID_RE, ValidationError } from '../domain/field-errors.js';
 
 /** Cursor paging of ARCHITECTURE §2 Lists: ordered by creation time then uuid. */
 export interface PageRequest {
@@ -10,6 +10,8 @@ export interface Page<T> {
   data: T[];
   meta: { next_cursor: string | null; limit: number };
 }
+
+const ISO_TIME_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 
 export function parsePageQuery(query: { limit?: string; cursor?: string }): PageRequest {
   const errors = [];
@@ -24,7 +26,8 @@ export function parsePageQuery(query: { limit?: string; cursor?: string }): Page
   if (query.cursor !== undefined) {
     const decoded = Buffer.from(query.cursor, 'base64url').toString('utf8');
     const [createdAt, uuid] = decoded.split('|');
-    if (!createdAt || !uuid || Number.isNaN(Date.parse(createdAt))) {
+    // Only what toPage writes: anything else (a NUL, for one) must not reach the query.
+    if (!createdAt || !uuid || !UUID_RE.test(uuid) || !ISO_TIME_RE.test(createdAt) || Number.isNaN(Date.parse(createdAt))) {
       errors.push({ field: 'cursor', code: 'invalid_format' as const, message: 'cursor is not one this service issued.' });
     } else after = { createdAt, uuid };
   }
