@@ -4,7 +4,7 @@ import { ConfigTestFailed } from '../provisioning/steps/config-file.js';
 import { ledgerFor } from '../storage/ledger-store.js';
 import type { OperationJournal } from '../storage/operation-journal.js';
 import type { Database } from '../storage/schema.js';
-import { type JobClaim, updateHeldJob } from './queue.js';
+import { type JobClaim, type JobRow, updateHeldJob } from './queue.js';
 import type { SiteJobDeps } from './site-job.js';
 import { type JobSignal, LeaseLost, TransientJobError } from './worker.js';
 
@@ -102,6 +102,28 @@ export async function recordFailure(run: OperationRun, step: string | null, idx:
       .where('uuid', '=', site.uuid)
       .execute();
   });
+}
+
+/**
+ * A claim past max_attempts: every attempt allowed ended without an outcome, the last one (at least)
+ * because its lease ran out: the worker died or stalled, maybe in the same step each time, as a
+ * step that crashes the process would. Running it again could only do the same, so the job, the
+ * operation and the site fail for good, naming the job and the step that was running.
+ */
+export async function recordGivenUp(run: OperationRun, job: Pick<JobRow, 'uuid' | 'kind' | 'max_attempts'>): Promise<Error> {
+  const running = await run.deps.db
+    .selectFrom('operation_steps')
+    .select(['idx', 'name'])
+    .where('operation_uuid', '=', run.op.uuid)
+    .where('status', '=', 'running')
+    .orderBy('idx', 'desc')
+    .executeTakeFirst();
+  const error = new Error(
+    `job ${job.uuid} (${job.kind}) given up after ${job.max_attempts} attempts: the last one's lease ran out without an outcome ` +
+      `(its worker crashed or stalled${running ? ` in step ${running.name}` : ''}); it is not run again`,
+  );
+  await recordFailure(run, running?.name ?? null, running?.idx ?? -1, error);
+  return error;
 }
 
 /** The run noticed (heartbeat) that its claim was lost: it stops without recording anything. */

@@ -8,6 +8,10 @@ export type JobRow = Database['jobs'];
  * The durable queue lives in the service's own database (ARCHITECTURE §1 jobs/): claimed with a
  * lease that a heartbeat extends, so a crashed worker's job is claimed again once its lease runs out.
  * Only the oldest unfinished job of a site can be claimed: one job at a time per site, in order.
+ * Every claim counts as an attempt. A job whose leases ran out max_attempts times (a poison job: it
+ * kills or stalls its worker) is claimed once more, only for its handler to record that it is given
+ * up, in one fenced transaction with the job's `failed` (jobs/operation-outcome.ts recordGivenUp);
+ * should that worker die too, the next claim does the same, and nothing runs the job again.
  */
 export class JobQueue {
   constructor(

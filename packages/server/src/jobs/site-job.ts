@@ -8,7 +8,7 @@ import type { ProvisionedSite, ProvisioningSettings, Recipe, Step, StepContext }
 import { ledgerFor, resourceUsedByOtherSite } from '../storage/ledger-store.js';
 import { OperationJournal, redactor } from '../storage/operation-journal.js';
 import type { Database } from '../storage/schema.js';
-import { abandon, type OperationRun, recordFailure, recordSuccess } from './operation-outcome.js';
+import { abandon, type OperationRun, recordFailure, recordGivenUp, recordSuccess } from './operation-outcome.js';
 import { type JobRow, stillHolds } from './queue.js';
 import type { NamedLocks } from './server-locks.js';
 import { type JobSignal, LeaseLost, TransientJobError } from './worker.js';
@@ -62,6 +62,9 @@ export async function runSiteJob(deps: SiteJobDeps, job: JobRow, signal: JobSign
   const redact = redactor([secrets.databasePassword, secrets.wpAdminPassword]);
   const journal = await OperationJournal.open(db, op.uuid, redact);
   const now = () => deps.clock.now().toISOString();
+  const run: OperationRun = { deps, job, signal, journal, redact, op, site };
+  // A poison job: claimed once more only to record that it is given up, before anything runs.
+  if (job.attempts > job.max_attempts) throw await recordGivenUp(run, job);
 
   await db
     .updateTable('operations')
@@ -80,7 +83,6 @@ export async function runSiteJob(deps: SiteJobDeps, job: JobRow, signal: JobSign
       `retrying after operation ${earlier.operation} failed at ${earlier.step ? `step ${earlier.step}` : 'setup'}; steps already done are checked and left as they are`,
     );
 
-  const run: OperationRun = { deps, job, signal, journal, redact, op, site };
   const provisioned = provisionedSite(site, user.username, secrets);
   const params = JSON.parse(op.params) as { deleteDatabase?: boolean };
   let steps: Step[] = [];
