@@ -15,7 +15,9 @@ export function ensurePm2(): Step {
   return {
     name: 'ensure PM2',
     async run(ctx: StepContext) {
-      let pm2 = await programPath(ctx, 'pm2', AS_ROOT);
+      // Looked for under the packages lock: another site's job may be installing PM2 right now, and
+      // npm links the program before the package's dependencies are all in place.
+      let pm2 = await ctx.withServerLock('packages', () => programPath(ctx, 'pm2', AS_ROOT));
       if (pm2) ctx.log(`PM2 is installed (${pm2})`);
       else {
         await ctx.withServerLock('packages', async () => {
