@@ -1,6 +1,6 @@
 import type { ProvisionedSite, StepContext } from '../../step.js';
-import { AS_ROOT, mustRunLong, StepError } from '../commands.js';
-import { npmRegistryArgs } from '../npm.js';
+import { mustRun, mustRunLong, StepError } from '../commands.js';
+import { nativeBuildEnv, npmRegistryArgs } from '../npm.js';
 import { asSiteUser } from '../pm2.js';
 import { linkTarget, makeDirectory, pathKind, pointLink, readFile, writeFile } from '../remote-files.js';
 import { numberOption, type SiteLayout, siteLayout } from '../site-layout.js';
@@ -45,7 +45,10 @@ export async function ensureReleaseDirectory(ctx: StepContext, release: Framewor
   await makeDirectory(ctx, release.dir, { owner: user, group: user, mode: '0755' });
 }
 
-/** npm as the site user in cwd; the registry options go before a `--` that ends npm's own options. */
+/**
+ * npm as the site user in cwd; the registry options go before a `--` that ends npm's own options.
+ * The environment points node-gyp at the server's Node headers (npm.ts: nativeBuildEnv).
+ */
 export async function npm(
   ctx: StepContext,
   release: FrameworkRelease,
@@ -56,7 +59,42 @@ export async function npm(
   const options = ['--no-audit', '--no-fund', ...npmRegistryArgs(ctx)];
   const end = args.indexOf('--');
   const argv = end === -1 ? [...args, ...options] : [...args.slice(0, end), ...options, ...args.slice(end)];
-  await mustRunLong(ctx, ['npm', ...argv], asSiteUser(release.layout, cwd), what);
+  const user = asSiteUser(release.layout, cwd);
+  await mustRunLong(ctx, ['npm', ...argv], { ...user, env: { ...user.env, ...(await nativeBuildEnv(ctx)) } }, what);
+}
+
+/**
+ * Lets these dependencies run their install scripts, recorded in the project's package.json
+ * (`allowScripts`). npm 12 skips every dependency's install script not listed there, with only a
+ * warning, so a native module (isolated-vm, better-sqlite3) would be left unbuilt and fail when
+ * loaded; older npm ignores the field and runs them all. Only the modules the framework loads are
+ * listed: the others' scripts (banners, optional checks) stay off. `npm pkg set` edits the file as
+ * the site user. True when package.json did not allow them all yet (it changed).
+ */
+export async function allowInstallScripts(
+  ctx: StepContext,
+  release: FrameworkRelease,
+  names: readonly string[],
+): Promise<boolean> {
+  for (const name of names) {
+    if (!/^(?:@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9_-]*$/.test(name)) throw new StepError(`invalid package name ${name}`);
+  }
+  const allowed = allowedScripts(await readReleaseFile(ctx, release, 'package.json'));
+  if (names.every((name) => allowed[name] === true)) return false;
+  const settings = names.map((name) => `allowScripts.${name}=true`);
+  const user = asSiteUser(release.layout, release.dir);
+  await mustRun(ctx, ['npm', 'pkg', 'set', '--json', ...settings], user, 'allow install scripts');
+  ctx.log(`npm may run the install scripts of ${names.join(', ')} (allowScripts in package.json)`);
+  return true;
+}
+
+function allowedScripts(packageJson: string | null): Record<string, unknown> {
+  try {
+    const allow = (JSON.parse(packageJson ?? '{}') as { allowScripts?: unknown }).allowScripts;
+    return typeof allow === 'object' && allow !== null ? (allow as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
 }
 
 /** A command in the release directory as the site user (long: builds, bootstraps). */
@@ -89,8 +127,9 @@ export async function writePrivate(ctx: StepContext, release: FrameworkRelease, 
   await writeFile(ctx, `${release.dir}/${name}`, content, { owner: user, group: user, mode: '0600' });
 }
 
+/** Read as the site user: the release is the user's tree, and root would follow a link placed there. */
 export async function readReleaseFile(ctx: StepContext, release: FrameworkRelease, name: string): Promise<string | null> {
-  return readFile(ctx, `${release.dir}/${name}`, AS_ROOT);
+  return readFile(ctx, `${release.dir}/${name}`, asSiteUser(release.layout, release.dir));
 }
 
 export async function makeLive(ctx: StepContext, release: FrameworkRelease): Promise<void> {

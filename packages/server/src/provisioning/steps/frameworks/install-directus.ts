@@ -1,8 +1,10 @@
 import type { Step, StepContext } from '../../step.js';
 import { randomSecret } from '../../templates/random-secret.js';
-import { StepError } from '../commands.js';
+import { mustRun, StepError } from '../commands.js';
+import { asSiteUser } from '../pm2.js';
 import { sitePort, stringOption } from '../site-layout.js';
 import {
+  allowInstallScripts,
   ensureReleaseDirectory,
   type FrameworkRelease,
   frameworkRelease,
@@ -42,6 +44,12 @@ export function installDirectus(version: number): Step {
             `${JSON.stringify({ name: 'directus-site', private: true }, null, 2)}\n`,
           );
         }
+        if (await allowInstallScripts(ctx, release, nativeModules(ctx))) {
+          // An install made before they were allowed left them unbuilt (npm 12 blocked them), and
+          // npm does not build an installed package again: its node_modules starts over.
+          const modules = `${release.dir}/node_modules`;
+          await mustRun(ctx, ['rm', '-rf', '--', modules], asSiteUser(release.layout, release.dir), `remove ${modules}`);
+        }
         const prefix = stringOption(ctx.site, 'directusReleaseType') === 'patch' ? '~' : '^';
         await npm(ctx, release, ['install', `--save-prefix=${prefix}`, `directus@${major}`], `install directus@${major}`);
         ctx.log(`installed directus@${major} from npm (updates: ${prefix === '~' ? 'patch' : 'minor'})`);
@@ -57,6 +65,14 @@ export function installDirectus(version: number): Step {
       if (!(await isLive(ctx, release))) await makeLive(ctx, release);
     },
   };
+}
+
+/**
+ * The native modules Directus loads: isolated-vm (its sandbox for flows, loaded at every start) and,
+ * for a site on SQLite, sqlite3 (an optional dependency the PostgreSQL sites never load).
+ */
+function nativeModules(ctx: StepContext): string[] {
+  return ['isolated-vm', ...(ctx.site.database ? [] : ['sqlite3'])];
 }
 
 function directusConfig(ctx: StepContext, release: FrameworkRelease): Record<string, string | number> {
