@@ -47,6 +47,34 @@ export async function fetchPackument(ctx: StepContext, name: string): Promise<Pa
   }
 }
 
+const SCOPED_NAME = /^(?:@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*$/;
+
+/**
+ * One release's manifest (`<registry><name>/<version>`, a few kilobytes where the packument of a
+ * package with hundreds of releases is megabytes), or null when the registry does not have that
+ * release (404). Scoped names are allowed; the `/` is encoded as the registry expects.
+ */
+export async function fetchVersionManifest(
+  ctx: StepContext,
+  name: string,
+  version: string,
+): Promise<{ dependencies?: Record<string, unknown> } | null> {
+  if (!SCOPED_NAME.test(name) || !parseVersion(version)) {
+    throw new StepError(`invalid npm package ${JSON.stringify(`${name}@${version}`)}`);
+  }
+  const url = `${npmRegistryUrl(ctx)}${name.replace('/', '%2f')}/${version}`;
+  const result = await run(ctx, [...CURL, url], AS_ROOT);
+  if (result.code === 22 && /\b404\b/.test(result.stderr)) return null;
+  if (result.code !== 0) {
+    throw new StepError(`could not read ${url} from the server: ${result.stderr.trim() || `curl exited with ${result.code}`}`);
+  }
+  try {
+    return JSON.parse(result.stdout) as { dependencies?: Record<string, unknown> };
+  } catch {
+    throw new StepError(`${url} did not answer with an npm manifest: ${JSON.stringify(result.stdout.slice(0, 200))}`);
+  }
+}
+
 /** The newest stable version that `accept` takes, with a usable tarball and sha512 integrity; null when none. */
 export function newestRelease(
   packument: Packument,

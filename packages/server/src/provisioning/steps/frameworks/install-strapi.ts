@@ -4,6 +4,7 @@ import { AS_ROOT, mustRun, StepError } from '../commands.js';
 import { pathKind } from '../remote-files.js';
 import { sitePort } from '../site-layout.js';
 import {
+  allowInstallScripts,
   frameworkRelease,
   isComplete,
   isLive,
@@ -15,12 +16,23 @@ import {
   typeVersion,
   writePrivate,
 } from './framework-release.js';
+import { chooseStrapiRelease } from './strapi-release.js';
 
-/** create-strapi-app's options per major: no prompts (stdin is empty), no start, npm, JavaScript, SQLite scaffold. */
+/**
+ * create-strapi-app's options per major: no prompts (stdin is empty), no start, npm, JavaScript,
+ * SQLite scaffold; 5's without installing, which Siteplane does once package.json allows
+ * better-sqlite3's build (allowInstallScripts). 4's installer has no such option.
+ */
 const CREATE_FLAGS: Record<number, string[]> = {
   4: ['--quickstart', '--no-run', '--use-npm'],
-  5: ['--no-run', '--skip-cloud', '--use-npm', '--no-example', '--no-git-init', '--js', '--skip-db', '--install'],
+  5: ['--no-run', '--skip-cloud', '--use-npm', '--no-example', '--no-git-init', '--js', '--skip-db', '--no-install'],
 };
+
+/**
+ * The scaffold's SQLite driver, a direct dependency of every Strapi project (and its default
+ * database): a native module npm 12 would leave unbuilt.
+ */
+const NATIVE_MODULES = ['better-sqlite3'];
 
 /**
  * Strapi <site_type_version> scaffolded by create-strapi-app from npm into releases/strapi, then
@@ -46,15 +58,19 @@ export function installStrapi(version: number): Step {
           await mustRun(ctx, ['rm', '-rf', '--', release.dir], AS_ROOT, 'remove an unfinished Strapi install');
           ctx.log(`removed the unfinished ${release.dir}`);
         }
+        const chosen = (await chooseStrapiRelease(ctx, major)) ?? String(major);
         await npm(
           ctx,
           release,
-          ['exec', '--yes', '--', `create-strapi-app@${major}`, release.name, ...flags],
-          `scaffold Strapi ${major}`,
+          ['exec', '--yes', '--', `create-strapi-app@${chosen}`, release.name, ...flags],
+          `scaffold Strapi ${chosen}`,
           release.layout.releases,
         );
-        ctx.log(`scaffolded Strapi ${major} with create-strapi-app`);
-        if (ctx.site.database) await npm(ctx, release, ['install', 'pg'], 'install the PostgreSQL driver');
+        ctx.log(`scaffolded Strapi ${chosen} with create-strapi-app`);
+        await allowInstallScripts(ctx, release, NATIVE_MODULES);
+        // The PostgreSQL driver in the same install: npm resolves the tree once.
+        await npm(ctx, release, ['install', ...(ctx.site.database ? ['pg'] : [])], 'install the Strapi dependencies');
+        ctx.log(`installed the Strapi dependencies${ctx.site.database ? ' and the PostgreSQL driver' : ''}`);
         await writePrivate(
           ctx,
           release,
