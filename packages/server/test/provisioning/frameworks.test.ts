@@ -64,7 +64,7 @@ describe('framework installs (npm with settings.npmRegistry)', () => {
       '--no-fund',
       '--registry=http://127.0.0.1:4873/',
       '--',
-      'create-strapi-app@5',
+      'create-strapi-app@5.41.0',
       'strapi',
     ]);
     expect(server.calls.some((c) => c.argv.some((a) => a.includes('S3cret-pass')))).toBe(false);

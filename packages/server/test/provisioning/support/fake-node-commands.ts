@@ -14,6 +14,7 @@ export interface FakeRelease {
   engines?: string;
   /** Publish an integrity that does not match the tarball (a corrupted mirror). */
   corrupt?: boolean;
+  dependencies?: Record<string, string>;
 }
 
 export type FakeRegistry = Map<string, Record<string, FakeRelease>>;
@@ -31,7 +32,22 @@ export function newRegistry(): FakeRegistry {
         '12.2.1': { engines: '^22.22.2 || ^24.15.0 || >=26.0.0' },
       },
     ],
+    ...strapiReleases(['5.40.0', '5.41.0', '4.25.0']),
   ]);
+}
+
+/** Strapi's lockstep packages (strapi-release.ts), each release complete; a test deletes one to make a gap. */
+function strapiReleases(versions: string[]): [string, Record<string, FakeRelease>][] {
+  const pinned = (names: string[]) => (v: string) => ({ dependencies: Object.fromEntries(names.map((n) => [n, v])) });
+  const packages: [string, (v: string) => FakeRelease][] = [
+    ['create-strapi-app', () => ({})],
+    ['@strapi/strapi', pinned(['@strapi/admin', '@strapi/database'])],
+    ['@strapi/admin', (v) => ({ dependencies: { '@strapi/database': v, react: '^18.0.0' } })],
+    ['@strapi/database', () => ({})],
+    ['@strapi/plugin-users-permissions', () => ({})],
+    ['@strapi/plugin-cloud', () => ({})],
+  ];
+  return packages.map(([name, release]) => [name, Object.fromEntries(versions.map((v) => [v, release(v)]))]);
 }
 
 const ok = (stdout = ''): CommandResult => ({ code: 0, stdout, stderr: '' });
@@ -42,6 +58,7 @@ export function dispatchNode(server: FakeServer, argv: string[], options: RunOpt
   const { fs } = server;
   const [cmd, ...args] = argv;
   if (cmd === 'curl' && args.includes('Accept: application/vnd.npm.install-v1+json')) return packument(server, args.at(-1)!);
+  if (cmd === 'curl' && !args.includes('-o') && MANIFEST_URL.test(args.at(-1)!)) return manifest(server, args.at(-1)!);
   if (cmd === 'sha512sum') {
     const content = fs.read(args[1]!);
     return content === undefined
@@ -65,6 +82,12 @@ export function dispatchNode(server: FakeServer, argv: string[], options: RunOpt
     const home = /^\/usr\/local\/lib\/nodejs\/v([0-9.]+)\/bin\/node$/.exec(fs.resolve('/usr/local/bin/node'));
     return home && fs.read('/usr/local/bin/node') !== undefined ? ok(`v${home[1]}\n`) : null;
   }
+  if (cmd === 'env' && args[0] === 'node' && args[1] === '-p') {
+    // Node's execPath is the real path of the binary, links resolved.
+    const real = fs.resolve('/usr/local/bin/node');
+    const home = /^\/usr\/local\/lib\/nodejs\/v([0-9.]+)\/bin\/node$/.exec(real);
+    return home && fs.read(real) !== undefined ? ok(`${real}\nv${home[1]}\n`) : null;
+  }
   if (cmd === 'sh' && args[1] === 'command -v -- "$1"' && fs.read(`/usr/local/bin/${args[3]}`) !== undefined) {
     return ok(`/usr/local/bin/${args[3]}\n`);
   }
@@ -79,6 +102,17 @@ export function dispatchNode(server: FakeServer, argv: string[], options: RunOpt
     return ok(`0123456789abcdef0123456789abcdef01234567\trefs/tags/${args.at(-1)}\n`);
   }
   return null;
+}
+
+const MANIFEST_URL = /\/((?:@[a-z0-9-]+%2f)?[a-z0-9.-]+)\/(\d+\.\d+\.\d+)$/;
+
+/** One release's manifest (`<registry><name>/<version>`, scoped names with %2f), or curl's 404. */
+function manifest(server: FakeServer, url: string): CommandResult {
+  const match = MANIFEST_URL.exec(url);
+  const name = match ? decodeURIComponent(match[1]!) : '';
+  const release = server.registry.get(name)?.[match?.[2] ?? ''];
+  if (!release) return fail('curl: (22) The requested URL returned error: 404', 22);
+  return ok(JSON.stringify({ name, version: match![2], dependencies: release.dependencies ?? {} }));
 }
 
 function packument(server: FakeServer, url: string): CommandResult {
@@ -113,6 +147,7 @@ function unpack(server: FakeServer, url: string, into: string): CommandResult {
     : [
         ['bin/node', `ELF node ${version}`, '755'],
         ['include/node/node.h', '// node.h', '644'],
+        ['include/node/node_version.h', nodeVersionHeader(version), '644'],
         ['package.json', JSON.stringify({ name: 'node', version }), '644'],
       ];
   for (const [path, content, mode] of files) {
@@ -120,6 +155,12 @@ function unpack(server: FakeServer, url: string, into: string): CommandResult {
     fs.write(`${into}/${path}`, content, { mode });
   }
   return ok();
+}
+
+/** The defines node-gyp reads from the headers (a real node_version.h has many more lines). */
+export function nodeVersionHeader(version: string): string {
+  const [major, minor, patch] = version.split('.');
+  return `#ifndef SRC_NODE_VERSION_H_\n#define NODE_MAJOR_VERSION ${major}\n#define NODE_MINOR_VERSION ${minor}\n#define NODE_PATCH_VERSION ${patch}\n`;
 }
 
 /** `npm install --global pm2@latest` as root: into the prefix of the npm that runs (its builtin npmrc, else /usr). */

@@ -45,6 +45,8 @@ export class FakeServer {
   readonly registry: FakeRegistry = newRegistry();
   /** Whether git reaches github.com (many servers reach only Debian's mirror and a registry). */
   reachesGithub = true;
+  /** Whether node-gyp can download Node's headers from nodejs.org (when not pointed at local ones). */
+  reachesNodejsOrg = true;
   readonly calls: Call[] = [];
   readonly unknown: string[][] = [];
   /** Answers that replace the simulation for matching commands (failure injection). */

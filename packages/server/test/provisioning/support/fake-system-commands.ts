@@ -12,6 +12,12 @@ export function dispatchSystem(server: FakeServer, argv: string[], options: RunO
   if (cmd === 'env' && args[0] === 'node' && args[1] === '--version') {
     return server.nodeVersion ? ok(`v${server.nodeVersion}\n`) : fail('env: ‘node’: No such file or directory', 127);
   }
+  if (cmd === 'env' && args[0] === 'node' && args[1] === '-p') {
+    // Debian's node: /usr/bin/node → nodejs; its headers (/usr/include/node) come with libnode-dev.
+    return server.nodeVersion
+      ? ok(`/usr/bin/nodejs\nv${server.nodeVersion}\n`)
+      : fail('env: ‘node’: No such file or directory', 127);
+  }
   if (cmd === 'getent')
     return server.users.has(args[1]!) ? ok(`${args[1]}:x:1001:1001::/home/${args[1]}:/bin/bash\n`) : fail('', 2);
   if (cmd === 'useradd') {
@@ -68,6 +74,11 @@ export function dispatchSystem(server: FakeServer, argv: string[], options: RunO
   }
   if (cmd === 'npm') return npm(server, args, options);
   if (cmd === 'node' && args[0] === 'node_modules/directus/cli.js' && args[1] === 'bootstrap') {
+    if (!isBuilt(server, options.cwd!, 'isolated-vm')) {
+      return fail(
+        `Error: Cannot find module './out/isolated_vm'\nRequire stack:\n- ${options.cwd}/node_modules/isolated-vm/isolated-vm.js`,
+      );
+    }
     return options.env?.CONFIG_PATH ? ok('Directus bootstrapped\n') : fail('no CONFIG_PATH');
   }
   if (cmd === 'pm2') return pm2(server, args, options);
@@ -103,7 +114,8 @@ function nginx(server: FakeServer, args: string[]): CommandResult {
 }
 
 function npm(server: FakeServer, args: string[], options: RunOptions): CommandResult {
-  if (!server.programs.has('npm')) return fail('npm: not found', 127);
+  // Debian's or NodeSource's npm, or the one node-from-npm links into /usr/local/bin.
+  if (!server.programs.has('npm') && server.fs.read('/usr/local/bin/npm') === undefined) return fail('npm: not found', 127);
   if (args[0] === 'install' && args[1] === '--global') {
     if (options.asUser) return fail('global installs need root');
     server.programs.add('pm2');
@@ -118,14 +130,75 @@ function npm(server: FakeServer, args: string[], options: RunOptions): CommandRe
       owner: options.asUser,
       group: options.asUser,
     });
-    server.fs.write(`${dir}/package.json`, '{}', { owner: options.asUser, group: options.asUser });
+    // create-strapi-app X pins @strapi/strapi to X and adds the SQLite driver.
+    const version = /@([0-9.]+)$/.exec(args[args.indexOf('--') + 1]!)?.[1] ?? 'latest';
+    const pkg = { dependencies: { '@strapi/strapi': version, 'better-sqlite3': '12.8.0' } };
+    server.fs.write(`${dir}/package.json`, JSON.stringify(pkg), { owner: options.asUser, group: options.asUser });
     return ok();
   }
-  if (args[0] === 'install' || (args[0] === 'run' && args[1] === 'build')) {
-    server.fs.mkdirp(`${options.cwd}/node_modules`, { owner: options.asUser, group: options.asUser });
-    return ok();
-  }
+  if (args[0] === 'pkg' && args[1] === 'set' && args[2] === '--json') return npmPkgSet(server, args.slice(3), options);
+  if (args[0] === 'install') return npmInstall(server, args, options);
+  if (args[0] === 'run' && args[1] === 'build') return ok();
   return fail(`unexpected npm ${args.join(' ')}`);
+}
+
+/** `npm pkg set --json a.b=<json>…` in cwd's package.json. */
+function npmPkgSet(server: FakeServer, settings: string[], options: RunOptions): CommandResult {
+  const path = `${options.cwd}/package.json`;
+  const pkg = JSON.parse(server.fs.read(path) ?? 'null') as Record<string, unknown> | null;
+  if (pkg === null) return fail('npm error code ENOENT\nnpm error path package.json');
+  for (const setting of settings) {
+    const [key = '', value = ''] = setting.split(/=(.*)/s);
+    const [head = '', ...rest] = key.split('.');
+    const parent = (pkg[head] ??= {}) as Record<string, unknown>;
+    parent[rest.join('.')] = JSON.parse(value);
+  }
+  const node = server.fs.get(path);
+  if (node?.type === 'file') node.content = `${JSON.stringify(pkg, null, 2)}\n`;
+  return ok();
+}
+
+/**
+ * The native modules of the projects the fakes scaffold: the strapi scaffold's better-sqlite3,
+ * directus's isolated-vm and its optional sqlite3. As npm 12 does, an install builds only those
+ * package.json's allowScripts lets it; node-gyp needs Node's headers, from npm_config_nodedir or
+ * downloaded from nodejs.org.
+ */
+function npmInstall(server: FakeServer, args: string[], options: RunOptions): CommandResult {
+  const { fs } = server;
+  const own = { owner: options.asUser!, group: options.asUser! };
+  fs.mkdirp(`${options.cwd}/node_modules`, own);
+  const pkg = JSON.parse(fs.read(`${options.cwd}/package.json`) ?? '{}') as {
+    dependencies?: Record<string, string>;
+    allowScripts?: Record<string, boolean>;
+  };
+  const wants = [...Object.keys(pkg.dependencies ?? {}), ...args.filter((a) => !a.startsWith('-'))];
+  const natives: [string, boolean][] = [
+    ...(wants.includes('better-sqlite3') ? [['better-sqlite3', false] as [string, boolean]] : []),
+    ...(wants.some((w) => w.startsWith('directus'))
+      ? [['isolated-vm', false] as [string, boolean], ['sqlite3', true] as [string, boolean]]
+      : []),
+  ];
+  for (const [name, optional] of natives) {
+    const dir = `${options.cwd}/node_modules/${name}`;
+    // npm does not run an installed package's install script again.
+    if (fs.get(dir) !== undefined) continue;
+    fs.mkdirp(dir, own);
+    if (pkg.allowScripts?.[name] !== true) continue;
+    const nodedir = options.env?.npm_config_nodedir;
+    const headers = nodedir !== undefined && fs.read(`${nodedir}/include/node/node_version.h`) !== undefined;
+    if (!headers && !server.reachesNodejsOrg) {
+      if (optional) continue;
+      return fail(`gyp ERR! stack FetchError: request to https://nodejs.org/download/release/ failed\nnpm error path ${dir}`);
+    }
+    fs.mkdirp(`${dir}/build/Release`, own);
+    fs.write(`${dir}/build/Release/${name}.node`, 'ELF', own);
+  }
+  return ok();
+}
+
+function isBuilt(server: FakeServer, cwd: string, name: string): boolean {
+  return server.fs.read(`${cwd}/node_modules/${name}/build/Release/${name}.node`) !== undefined;
 }
 
 function pm2(server: FakeServer, args: string[], options: RunOptions): CommandResult {
