@@ -24,7 +24,7 @@ describe('config files', () => {
     const previous = server.fs.read(VHOST);
     const changed = { ...site, ssl: { ...site.ssl, includeWww: true } };
     server.nginxRejects = 'www.static-html.example.com';
-    const calls = server.calls.length;
+    const ran = server.executed.length;
     const error = await ensureNginxVhost()
       .run({ ...ctx, site: changed })
       .catch((e: unknown) => e);
@@ -34,7 +34,7 @@ describe('config files', () => {
     expect(server.fs.read(VHOST)).toBe(previous);
     expect(server.fs.get(`${VHOST}.siteplane-previous`)).toBeUndefined();
     expect(server.fs.get(`${VHOST}.siteplane-new`)).toBeUndefined();
-    expect(server.calls.slice(calls).some((c) => c.argv.join(' ') === 'nginx -s reload')).toBe(false);
+    expect(server.executed.slice(ran).some((c) => c.argv.join(' ') === 'nginx -s reload')).toBe(false);
   });
 
   it('removes a new vhost and its link when nginx -t rejects it', async () => {
@@ -49,26 +49,51 @@ describe('config files', () => {
 
   it('writes a changed vhost and reloads nginx once it passes', async () => {
     const { server, site, ctx } = await siteWithVhost();
-    const calls = server.calls.length;
+    const [calls, ran] = [server.calls.length, server.executed.length];
     await ensureNginxVhost().run({ ...ctx, site: { ...site, ssl: { ...site.ssl, includeWww: true } } });
     expect(server.fs.read(VHOST)).toContain('server_name static-html.example.com www.static-html.example.com;');
-    const commands = server.calls.slice(calls).map((c) => c.argv.join(' '));
+    const commands = server.executed.slice(ran).map((c) => c.argv.join(' '));
+    expect(commands.indexOf('nginx -t -q')).toBeGreaterThan(commands.indexOf(`mv -f -T -- ${VHOST}.siteplane-new ${VHOST}`));
     expect(commands.indexOf('nginx -t -q')).toBeLessThan(commands.indexOf('nginx -s reload'));
     expect(commands).toContain(`cp -p -- ${VHOST} ${VHOST}.siteplane-previous`);
+    // Probe, write-and-test, reload: one round trip each.
+    expect(server.calls.length - calls).toBe(3);
   });
 
   it('re-enables a vhost whose link went missing', async () => {
     const { server, ctx } = await siteWithVhost();
     server.fs.remove(ENABLED, false);
+    const ran = server.executed.length;
     await ensureNginxVhost().run(ctx);
     expect(server.fs.get(ENABLED)).toEqual({ type: 'link', target: VHOST, owner: 'root' });
+    const commands = server.executed.slice(ran).map((c) => c.argv.join(' '));
+    expect(commands.filter((c) => c.startsWith('install ') || c.startsWith('mv '))).toEqual([]);
+    expect(commands.indexOf('nginx -t -q')).toBeLessThan(commands.indexOf('nginx -s reload'));
+  });
+
+  it('removes the link it made when nginx -t rejects a vhost it only enabled', async () => {
+    const { server, ctx } = await siteWithVhost();
+    server.fs.remove(ENABLED, false);
+    server.script((argv) => argv.join(' ') === 'nginx -t -q', { code: 1, stderr: 'nginx: [emerg] something else' });
+    await expect(ensureNginxVhost().run(ctx)).rejects.toBeInstanceOf(ConfigTestFailed);
+    expect(server.fs.get(ENABLED)).toBeUndefined();
+    expect(server.fs.get(VHOST)).toBeDefined();
+  });
+
+  it('a second run only looks: one round trip', async () => {
+    const { server, ctx } = await siteWithVhost();
+    const calls = server.calls.length;
+    await ensureNginxVhost().run(ctx);
+    expect(server.calls.length - calls).toBe(1);
   });
 
   it('delivers file contents on stdin, never in argv', async () => {
     const { server } = await siteWithVhost();
     for (const call of server.calls) {
+      // A constant script (`sh -c <script>`) has lines of its own; what follows it must not.
+      const script = call.argv[0] === 'sh' && call.argv[1] === '-c' ? 2 : -1;
       expect(
-        call.argv.some((arg) => arg.includes('\n')),
+        call.argv.some((arg, i) => i !== script && arg.includes('\n')),
         call.argv.join(' '),
       ).toBe(false);
       expect(call.argv[0]).not.toBe('echo');

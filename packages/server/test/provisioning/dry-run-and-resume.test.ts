@@ -16,7 +16,10 @@ describe('dry-run servers', () => {
     // Dry-run servers declare their facts at registration.
     const ctx = makeContext(exec, site, { facts: { os: 'debian 12', php: [], node: null, mysql: null, postgresql: null } });
     await runSteps(ctx, recipeFor(type).create(site));
-    expect(lines.some((line) => line.startsWith('dd of=/etc/nginx/sites-available/'))).toBe(true);
+    // The vhost is written (config-file.ts: one script, the path its first argument).
+    expect(
+      lines.some((line) => line.startsWith('sh -c ') && line.includes(` sh /etc/nginx/sites-available/${site.domain}.conf `)),
+    ).toBe(true);
     await runSteps(ctx, recipeFor(type).remove(site, { deleteDatabase: true }));
     expect(lines.some((line) => line.startsWith('rm -f -- /etc/nginx/sites-enabled/'))).toBe(true);
   });
@@ -30,10 +33,10 @@ describe('a job that stopped half-way', () => {
     // The connection drops while the pool is tested: everything before it is done.
     server.script((argv) => argv[0] === 'php-fpm8.3' && argv[1] === '-t', { code: 255, stderr: 'Connection reset by peer' });
     await expect(runSteps(makeContext(server.exec, site, { ledger }), recipeFor('laravel').create(site))).rejects.toThrow();
-    const calls = server.calls.length;
+    const ran = server.executed.length;
     await runSteps(makeContext(server.exec, site, { ledger }), recipeFor('laravel').create(site));
-    const redone = server.calls
-      .slice(calls)
+    const redone = server.executed
+      .slice(ran)
       .filter(isChange)
       .map((c) => c.argv.join(' '));
     expect(redone.some((c) => c.startsWith('apt-get') || c.startsWith('useradd'))).toBe(false);

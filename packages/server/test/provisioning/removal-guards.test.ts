@@ -55,9 +55,9 @@ describe('removal guards', () => {
       runSteps(makeContext(server.exec, site, { ledger }), recipeFor('static-html').remove(site, { deleteDatabase: false })),
     ).rejects.toThrow(/something else is broken/);
     expect(ledger.entries.some((e) => e.kind === 'nginx_vhost')).toBe(true);
-    const calls = server.calls.length;
+    const ran = server.executed.length;
     await runSteps(makeContext(server.exec, site, { ledger }), recipeFor('static-html').remove(site, { deleteDatabase: false }));
-    expect(server.calls.slice(calls).map((c) => c.argv.join(' '))).toContain('nginx -s reload');
+    expect(server.executed.slice(ran).map((c) => c.argv.join(' '))).toContain('nginx -s reload');
     expect(ledger.entries.map((e) => e.kind)).toEqual(['system_user']);
   });
 });

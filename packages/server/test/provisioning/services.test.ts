@@ -4,7 +4,8 @@ import { makeContext, runSteps } from './support/context.js';
 import { FakeServer } from './support/fake-server.js';
 import { siteOf } from './support/sites.js';
 
-const commands = (server: FakeServer) => server.calls.map((c) => c.argv.join(' '));
+/** Every command the server ran, including those inside the steps' scripts. */
+const commands = (server: FakeServer) => server.executed.map((c) => c.argv.join(' '));
 
 describe('services with and without systemd', () => {
   it('without systemd: starts nginx and php-fpm directly, reloads by signal', async () => {
@@ -16,7 +17,7 @@ describe('services with and without systemd', () => {
     );
     const pid = server.running.get('php-fpm8.2');
     const two = siteOf('php', { domain: 'two.example.com', user: 'bob' });
-    const calls = server.calls.length;
+    const calls = server.executed.length;
     await runSteps(makeContext(server.exec, two), recipeFor('php').create(two));
     expect(commands(server).slice(calls)).toEqual(expect.arrayContaining([`kill -USR2 ${pid}`, 'nginx -s reload']));
     expect(commands(server).some((c) => c.startsWith('systemctl'))).toBe(false);
@@ -42,7 +43,7 @@ describe('services with and without systemd', () => {
     const ctx = makeContext(server.exec, site);
     await runSteps(ctx, recipeFor('nodejs-ssr').create(site));
     server.pm2Of('alice').get('nodejs-ssr.example.com')!.status = 'errored';
-    const calls = server.calls.length;
+    const calls = server.executed.length;
     await runSteps(makeContext(server.exec, site, { ledger: ctx.ledger }), recipeFor('nodejs-ssr').create(site));
     expect(
       commands(server)

@@ -1,7 +1,7 @@
 import type { CommandResult } from '../executor.js';
 import type { StepContext } from '../step.js';
-import { AS_ROOT, mustRun, StepError } from './commands.js';
-import { fileHash, moveInto, type Ownership, removeFile, sha256, writeFile } from './remote-files.js';
+import { AS_ROOT, run, StepCommandFailed, StepError } from './commands.js';
+import { type Ownership, sha256 } from './remote-files.js';
 
 /**
  * Installs a configuration file the safe way (ARCHITECTURE §3): render → write to a temporary path
@@ -9,16 +9,49 @@ import { fileHash, moveInto, type Ownership, removeFile, sha256, writeFile } fro
  * previous file back (or remove the new one) and fail with the test's output. The caller reloads
  * the service only after this returns 'created' or 'updated', so a bad file never goes live.
  * The temporary and backup names do not match the services' include patterns (`*.conf`, sites-enabled).
+ *
+ * All of it is one constant script, so one round trip: the check (is the file what we would
+ * write?) and the change happen together, and the restore runs on the server the moment the test
+ * fails, not a round trip later. $1 the file, $2-$4 its mode, owner and group, $5 the sha256 of the
+ * new content (on stdin), $6 a link that enables the file ("" for none), then the test's argv.
+ * Prints `unchanged`, `created`, `updated` or `enabled`; a failed test prints `test-failed <code>`
+ * after the restore, with the test's output on stderr. dd's nofollow: a link placed at the
+ * temporary path is not written through.
  */
+export const INSTALL_CONFIG_SCRIPT = `f=$1 mode=$2 owner=$3 group=$4 want=$5 link=$6
+shift 6
+new="$f.siteplane-new" old="$f.siteplane-previous" have=
+if h=$(sha256sum -- "$f" 2>/dev/null); then have=\${h%% *}; fi
+[ "$have" = "$want" ] && [ -z "$link" ] && { echo unchanged; exit 0; }
+undo() {
+  [ -z "$link" ] || rm -f -- "$link"
+  [ "$have" = "$want" ] && return 0
+  if [ -n "$have" ]; then mv -f -T -- "$old" "$f"; else rm -f -- "$f"; fi
+}
+if [ "$have" != "$want" ]; then
+  install -m "$mode" -o "$owner" -g "$group" /dev/null "$new" || exit
+  dd of="$new" oflag=nofollow status=none || { rm -f -- "$new"; exit 1; }
+  if [ -n "$have" ]; then cp -p -- "$f" "$old" || exit; fi
+  mv -f -T -- "$new" "$f" || exit
+fi
+if [ -n "$link" ]; then ln -s -f -n -- "$f" "$link" || { undo; exit 1; }; fi
+if [ "$#" -gt 0 ]; then
+  out=$("$@" 2>&1)
+  code=$?
+  if [ "$code" -ne 0 ]; then undo; printf '%s\\n' "$out" >&2; echo "test-failed $code"; exit 3; fi
+fi
+if [ "$have" = "$want" ]; then echo enabled
+elif [ -n "$have" ]; then rm -f -- "$old"; echo updated
+else echo created; fi`;
+
 export interface ConfigFile {
   path: string;
   content: string;
   ownership: Ownership;
-  /** The configuration test (`nginx -t`, `php-fpm -t`); exit 0 means valid. */
-  test?: () => Promise<CommandResult>;
-  /** Runs after the file is in place and before the test (e.g. enable a vhost); undone on failure by `deactivate`. */
-  activate?: () => Promise<void>;
-  deactivate?: () => Promise<void>;
+  /** The configuration test's argv (`nginx -t`), run as root with the file in place; exit 0 means valid. */
+  test?: readonly string[];
+  /** A symlink to the file that enables it (sites-enabled): made before the test, removed when it fails. */
+  enableLink?: string;
 }
 
 export type ConfigChange = 'unchanged' | 'created' | 'updated';
@@ -44,21 +77,26 @@ export class ConfigTestFailed extends StepError {
 }
 
 export async function installConfigFile(ctx: StepContext, file: ConfigFile): Promise<ConfigChange> {
-  const existing = await fileHash(ctx, file.path);
-  if (existing === sha256(file.content)) return 'unchanged';
-  const temporary = `${file.path}.siteplane-new`;
-  const backup = `${file.path}.siteplane-previous`;
-  await writeFile(ctx, temporary, file.content, file.ownership);
-  if (existing !== null) await mustRun(ctx, ['cp', '-p', '--', file.path, backup], AS_ROOT, `back up ${file.path}`);
-  await moveInto(ctx, temporary, file.path);
-  if (file.activate) await file.activate();
-  const result = file.test ? await file.test() : undefined;
-  if (result && result.code !== 0) {
-    if (file.deactivate) await file.deactivate();
-    if (existing !== null) await moveInto(ctx, backup, file.path);
-    else await removeFile(ctx, file.path);
-    throw new ConfigTestFailed(file.path, result);
-  }
-  if (existing !== null) await removeFile(ctx, backup);
-  return existing === null ? 'created' : 'updated';
+  const { owner, group, mode } = file.ownership;
+  const argv = [
+    'sh',
+    '-c',
+    INSTALL_CONFIG_SCRIPT,
+    'sh',
+    file.path,
+    mode,
+    owner,
+    group,
+    sha256(file.content),
+    file.enableLink ?? '',
+    ...(file.test ?? []),
+  ];
+  const result = await run(ctx, argv, { ...AS_ROOT, stdin: file.content });
+  const failedTest = /^test-failed (\d+)$/m.exec(result.stdout);
+  if (failedTest) throw new ConfigTestFailed(file.path, { code: Number(failedTest[1]), stdout: '', stderr: result.stderr });
+  if (result.code !== 0) throw new StepCommandFailed(argv, result, `install ${file.path}`);
+  const said = result.stdout.trim();
+  if (said === 'unchanged') return 'unchanged';
+  // 'enabled': the file was right, its link was not. A dry run says nothing: as on a bare server.
+  return said === 'updated' || said === 'enabled' ? 'updated' : 'created';
 }

@@ -1,10 +1,10 @@
 import type { Step, StepContext } from '../step.js';
 import { renderNginxVhost } from '../templates/nginx-vhost.js';
-import { AS_ROOT, mustRun } from './commands.js';
-import { ConfigTestFailed, installConfigFile } from './config-file.js';
+import { installConfigFile } from './config-file.js';
 import { claim } from './ledger.js';
-import { linkTarget, pathKind, ROOT_FILE, removeFile } from './remote-files.js';
-import { reloadNginx, testNginx } from './services.js';
+import { hashOf, kindOf, linkOf, probe } from './probe.js';
+import { ROOT_FILE, sha256 } from './remote-files.js';
+import { NGINX_TEST, reloadNginx } from './services.js';
 import { siteLayout } from './site-layout.js';
 import { serverNames, vhostBackend } from './vhost-backend.js';
 
@@ -31,6 +31,12 @@ export function ensureNginxVhost(options: VhostOptions = {}): Step {
         ...(options.tls ? { tls: options.tls } : {}),
       });
       await ctx.withServerLock('nginx', async () => {
+        // What is there, in one round trip: a second run of the step ends here.
+        const [kind, hash, enabledTarget] = await probe(ctx, [
+          kindOf(layout.vhost),
+          hashOf(layout.vhost),
+          linkOf(layout.vhostEnabled),
+        ]);
         await claim(
           ctx,
           {
@@ -38,41 +44,25 @@ export function ensureNginxVhost(options: VhostOptions = {}): Step {
             ref: layout.vhost,
             details: { enabled: layout.vhostEnabled, logs: [layout.accessLog, layout.errorLog] },
           },
-          (await pathKind(ctx, layout.vhost)) !== null,
+          kind !== null,
           'nginx vhost',
         );
-        const isEnabled = async () => (await linkTarget(ctx, layout.vhostEnabled)) === layout.vhost;
-        let linked = false;
-        const enable = async () => {
-          if (await isEnabled()) return;
-          await mustRun(ctx, ['ln', '-s', '-f', '-n', '--', layout.vhost, layout.vhostEnabled], AS_ROOT, 'enable the vhost');
-          linked = true;
-        };
-        const disable = async () => {
-          if (linked) await removeFile(ctx, layout.vhostEnabled);
-        };
-        let change = await installConfigFile(ctx, {
-          path: layout.vhost,
-          content,
-          ownership: ROOT_FILE,
-          test: () => testNginx(ctx),
-          activate: enable,
-          deactivate: disable,
-        });
-        if (change === 'unchanged' && !(await isEnabled())) {
-          // The file was right but not enabled (a job stopped in between): enable, test, or undo.
-          await enable();
-          const test = await testNginx(ctx);
-          if (test.code !== 0) {
-            await disable();
-            throw new ConfigTestFailed(layout.vhost, test);
-          }
-          change = 'updated';
-        }
-        if (change === 'unchanged') {
+        const enabled = enabledTarget === layout.vhost;
+        if (enabled && hash === sha256(content)) {
           ctx.log(`nginx vhost ${layout.vhost} is in place`);
           return;
         }
+        // Written, enabled and tested in one round trip; a failed test removes the link it made and
+        // restores the file (a vhost that was right but not enabled — a job stopped in between —
+        // is only enabled and tested).
+        const change = await installConfigFile(ctx, {
+          path: layout.vhost,
+          content,
+          ownership: ROOT_FILE,
+          test: NGINX_TEST,
+          ...(enabled ? {} : { enableLink: layout.vhostEnabled }),
+        });
+        if (change === 'unchanged') return; // made right in between, by an earlier attempt's command
         ctx.log(`${change === 'created' ? 'created' : 'updated'} nginx vhost ${layout.vhost} and enabled it`);
         await reloadNginx(ctx);
       });

@@ -2,8 +2,9 @@ import type { Step, StepContext } from '../step.js';
 import { renderFpmPool } from '../templates/php-fpm-pool.js';
 import { installConfigFile } from './config-file.js';
 import { recordOnce } from './ledger.js';
-import { ROOT_FILE } from './remote-files.js';
-import { livePid, reloadPhpFpm, testPhpFpm } from './services.js';
+import { hashOf, livePidOf, probe } from './probe.js';
+import { ROOT_FILE, sha256 } from './remote-files.js';
+import { phpFpmTest, reloadPhpFpm } from './services.js';
 import { fpmPoolLayout, poolLock, requirePhpVersion } from './site-layout.js';
 
 /**
@@ -23,16 +24,17 @@ export function ensurePhpFpmPool(phpVersion: string | undefined): Step {
           ref: pool.file,
           details: { shared: true, user: pool.user, phpVersion: pool.version, socket: pool.socket },
         });
-        const change = await installConfigFile(ctx, {
-          path: pool.file,
-          content: renderFpmPool({ user: pool.user, phpVersion: pool.version, socket: pool.socket }),
-          ownership: ROOT_FILE,
-          test: () => testPhpFpm(ctx, pool),
-        });
+        const content = renderFpmPool({ user: pool.user, phpVersion: pool.version, socket: pool.socket });
+        // The user's second site finds the pool in place and its master running: one round trip.
+        const [hash, pid] = await probe(ctx, [hashOf(pool.file), livePidOf(pool.pidFile)]);
+        const change =
+          hash === sha256(content)
+            ? 'unchanged'
+            : await installConfigFile(ctx, { path: pool.file, content, ownership: ROOT_FILE, test: phpFpmTest(pool) });
         if (change === 'unchanged') ctx.log(`PHP-FPM pool ${pool.file} is in place`);
         else ctx.log(`${change === 'created' ? 'created' : 'updated'} PHP-FPM pool ${pool.file} (socket ${pool.socket})`);
         // Also (re)start a master that is not running, e.g. after a reboot without systemd.
-        if (change !== 'unchanged' || !(await livePid(ctx, pool.pidFile))) await reloadPhpFpm(ctx, pool);
+        if (change !== 'unchanged' || !pid) await reloadPhpFpm(ctx, pool);
       });
     },
   };

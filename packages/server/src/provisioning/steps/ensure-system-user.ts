@@ -1,7 +1,8 @@
 import type { Step, StepContext } from '../step.js';
-import { AS_ROOT, mustRun, systemUserExists } from './commands.js';
+import { AS_ROOT, mustRun } from './commands.js';
 import { recordOnce } from './ledger.js';
-import { makeDirectory, pathKind } from './remote-files.js';
+import { kindOf, probe, userExists } from './probe.js';
+import { makeDirectory } from './remote-files.js';
 import { checkSystemUser } from './site-layout.js';
 
 /**
@@ -19,10 +20,12 @@ export function ensureSystemUser(): Step {
       // Two first sites of one user run side by side: without the lock both see no user and the
       // second useradd fails ("already exists"); useradd of two users at once may also fail to
       // lock /etc/passwd. One lock per server serialises the check and the creation.
-      await ctx.withServerLock('system-users', async () => {
-        if (await systemUserExists(ctx, user)) {
+      const homeMissing = await ctx.withServerLock('system-users', async () => {
+        // The user and the home in one round trip.
+        const [exists, homeKind] = await probe(ctx, [userExists(user), kindOf(home)]);
+        if (exists) {
           ctx.log(`system user ${user} exists`);
-          return;
+          return homeKind === null;
         }
         await recordOnce(ctx, { kind: 'system_user', ref: user, details: { home, keptOnRemove: true } });
         await mustRun(
@@ -32,8 +35,10 @@ export function ensureSystemUser(): Step {
           `create system user ${user}`,
         );
         ctx.log(`created system user ${user} with home ${home}`);
+        // useradd --create-home made it (or found it there).
+        return false;
       });
-      if ((await pathKind(ctx, home)) === null) {
+      if (homeMissing) {
         await makeDirectory(ctx, home, { owner: user, group: user, mode: '0755' });
         ctx.log(`created home directory ${home}`);
       }

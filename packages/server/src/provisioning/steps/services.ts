@@ -23,8 +23,11 @@ export function hasSystemd(ctx: StepContext): Promise<boolean> {
 
 const systemdAnswers = new WeakMap<StepContext['exec'], Promise<boolean>>();
 
+/** nginx's configuration test, as config files run it (config-file.ts) and on its own. */
+export const NGINX_TEST = ['nginx', '-t', '-q'] as const;
+
 export function testNginx(ctx: StepContext): Promise<CommandResult> {
-  return run(ctx, ['nginx', '-t', '-q'], AS_ROOT);
+  return run(ctx, NGINX_TEST, AS_ROOT);
 }
 
 /**
@@ -32,44 +35,40 @@ export function testNginx(ctx: StepContext): Promise<CommandResult> {
  * configuration is what answers. `nginx -s reload` (and systemd's reload, which runs it) only
  * signals the master: for some milliseconds its old workers keep accepting with the old
  * configuration, so a site reported installed at once would answer its first request with the
- * default page. Two more round trips: the workers before, and the wait for them to let go.
+ * default page. So the script notes the workers before, reloads, and waits for them to let go —
+ * all in one round trip (RELOAD_NGINX).
  */
 export async function reloadNginx(ctx: StepContext): Promise<void> {
-  const before = await nginxWorkers(ctx);
-  if (await hasSystemd(ctx)) {
-    await mustRun(ctx, ['systemctl', 'reload-or-restart', 'nginx'], AS_ROOT, 'reload nginx');
-    ctx.log('reloaded nginx (systemd)');
-  } else {
-    // `nginx -s reload` fails when no master runs (no or stale pid file): then start one.
-    const reload = await run(ctx, ['nginx', '-s', 'reload'], AS_ROOT);
-    if (reload.code !== 0) {
-      await mustRun(ctx, ['nginx'], AS_ROOT, 'start nginx');
-      ctx.log('started nginx (it was not running)');
-      return;
-    }
-    ctx.log('reloaded nginx');
-  }
-  if (before.length === 0) return;
-  const waited = await run(ctx, ['sh', '-c', WAIT_FOR_OLD_WORKERS, 'sh', NGINX_PID_FILE, ...before], AS_ROOT);
-  if (waited.code !== 0) ctx.log('nginx’s previous workers still accept connections 5 s after the reload');
+  const result = await mustRun(ctx, ['sh', '-c', RELOAD_NGINX, 'sh', NGINX_PID_FILE], AS_ROOT, 'reload nginx');
+  const said = result.stdout.split('\n');
+  if (said.includes('started')) ctx.log('started nginx (it was not running)');
+  else ctx.log(said.includes('systemd') ? 'reloaded nginx (systemd)' : 'reloaded nginx');
+  if (said.includes('still-accepting')) ctx.log('nginx’s previous workers still accept connections 5 s after the reload');
 }
-
-/** The master's children now; none when nginx does not run or the kernel does not list children. */
-async function nginxWorkers(ctx: StepContext): Promise<string[]> {
-  const listed = await run(ctx, ['sh', '-c', NGINX_CHILDREN, 'sh', NGINX_PID_FILE], AS_ROOT);
-  return listed.code === 0 ? listed.stdout.split(/\s+/).filter((pid) => /^[1-9]\d*$/.test(pid)) : [];
-}
-
-const NGINX_CHILDREN = 'm=$(cat "$1" 2>/dev/null) && cat "/proc/$m/task/$m/children" 2>/dev/null; exit 0';
 
 /**
- * Waits (up to 5 s) until none of the given workers accepts any more: each has exited or calls
- * itself "worker process is shutting down", which an old worker does once it closed its listening
- * sockets — by then the master has started the new workers. $1 the pid file, then the old pids.
+ * $1 nginx's pid file. The master's children before the reload (none when nginx does not run or
+ * the kernel does not list children); systemd's reload when systemd is PID 1 (the directory exists
+ * only then: an installed but unused systemctl is no proof), else the signal, else a start (no or
+ * a stale pid file). Then up to 5 s, looking every 10 ms (they usually let go within a few ms),
+ * until none of the old workers accepts any more: each has exited or calls itself "worker process
+ * is shutting down", which an old worker does once it closed its listening sockets — by then the
+ * master has started the new workers. Prints what it did.
  */
-const WAIT_FOR_OLD_WORKERS = `shift
+export const RELOAD_NGINX = `m=$(cat -- "$1" 2>/dev/null) old=
+case $m in ''|0*|*[!0-9]*) ;; *) old=$(cat "/proc/$m/task/$m/children" 2>/dev/null) ;; esac
+if [ -d /run/systemd/system ]; then
+  systemctl reload-or-restart nginx || exit
+  echo systemd
+elif ! nginx -s reload 2>/dev/null; then
+  nginx || exit
+  echo started
+  exit 0
+fi
+set -f
+set -- $old
 i=0
-while [ "$i" -lt 100 ]; do
+while [ "$#" -gt 0 ] && [ "$i" -lt 500 ]; do
   accepting=no
   for p in "$@"; do
     { t=$(tr '\\0' ' ' < "/proc/$p/cmdline"); } 2>/dev/null || continue
@@ -77,12 +76,16 @@ while [ "$i" -lt 100 ]; do
   done
   [ "$accepting" = no ] && exit 0
   i=$((i + 1))
-  sleep 0.05
+  sleep 0.01
 done
-exit 1`;
+[ "$#" -eq 0 ] || echo still-accepting`;
+
+export function phpFpmTest(pool: Pick<FpmPoolLayout, 'binary' | 'mainConfig'>): string[] {
+  return [pool.binary, '-t', '--fpm-config', pool.mainConfig];
+}
 
 export function testPhpFpm(ctx: StepContext, pool: Pick<FpmPoolLayout, 'binary' | 'mainConfig'>): Promise<CommandResult> {
-  return run(ctx, [pool.binary, '-t', '--fpm-config', pool.mainConfig], AS_ROOT);
+  return run(ctx, phpFpmTest(pool), AS_ROOT);
 }
 
 /** The pid in a daemon's pid file when that process is alive (no procps needed). */
@@ -96,25 +99,26 @@ export async function livePid(ctx: StepContext, pidFile: string): Promise<string
 /** Debian's nginx.conf writes its master's pid here. */
 export const NGINX_PID_FILE = '/run/nginx.pid';
 
-/** Reloads php-fpm of this version (USR2: graceful, re-reads pools), or starts it. */
+/** Reloads php-fpm of this version (USR2: graceful, re-reads pools), or starts it: one round trip. */
 export async function reloadPhpFpm(ctx: StepContext, pool: FpmPoolLayout): Promise<void> {
   const unit = `php${pool.version}-fpm`;
-  if (await hasSystemd(ctx)) {
-    await mustRun(ctx, ['systemctl', 'reload-or-restart', unit], AS_ROOT, `reload ${unit}`);
-    ctx.log(`reloaded ${unit} (systemd)`);
-    return;
-  }
-  const pid = await livePid(ctx, pool.pidFile);
-  if (pid) {
-    await mustRun(ctx, ['kill', '-USR2', pid], AS_ROOT, `reload ${unit}`);
-    ctx.log(`reloaded ${unit} (signalled master ${pid})`);
-    return;
-  }
-  // Without systemd nothing creates /run/php (the unit's RuntimeDirectory would).
-  await mustRun(ctx, ['install', '-d', '-m', '0755', '/run/php'], AS_ROOT, 'create /run/php');
-  await mustRun(ctx, [pool.binary, '--fpm-config', pool.mainConfig], AS_ROOT, `start ${unit}`);
-  ctx.log(`started ${unit} (it was not running)`);
+  const argv = ['sh', '-c', RELOAD_PHP_FPM, 'sh', unit, pool.pidFile, pool.binary, pool.mainConfig];
+  const said = (await mustRun(ctx, argv, AS_ROOT, `reload ${unit}`)).stdout.trim();
+  if (said === 'systemd') ctx.log(`reloaded ${unit} (systemd)`);
+  else if (said.startsWith('signalled ')) ctx.log(`reloaded ${unit} (signalled master ${said.slice('signalled '.length)})`);
+  else ctx.log(`started ${unit} (it was not running)`);
 }
+
+/**
+ * $1 the unit, $2 the master's pid file, $3 the php-fpm binary, $4 its main configuration. systemd
+ * when it is PID 1; else USR2 to a live master; else a start — after creating /run/php, which
+ * without systemd nothing creates (the unit's RuntimeDirectory would). Prints what it did.
+ */
+export const RELOAD_PHP_FPM = `if [ -d /run/systemd/system ]; then systemctl reload-or-restart "$1" || exit; echo systemd; exit 0; fi
+m=$(cat -- "$2" 2>/dev/null)
+case $m in ''|0*|*[!0-9]*) ;; *) if kill -0 "$m" 2>/dev/null; then kill -USR2 "$m" || exit; echo "signalled $m"; exit 0; fi ;; esac
+install -d -m 0755 /run/php && "$3" --fpm-config "$4" || exit
+echo started`;
 
 /**
  * Starts a packaged daemon (database engines): systemd unit when systemd runs, else the package's

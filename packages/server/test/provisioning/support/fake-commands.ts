@@ -42,12 +42,23 @@ export function dispatch(server: FakeServer, argv: string[], options: RunOptions
     }
     case 'install':
       return install(server, args);
+    case 'mkdir':
+      return mkdir(server, args, options);
+    case 'getent': {
+      // `getent passwd [--] USER`
+      const user = args[args.length - 1]!;
+      return server.users.has(user) ? ok(`${user}:x:1001:1001::/home/${user}:/bin/bash\n`) : fail('', 2);
+    }
     case 'dd': {
       const path = args[0]!.replace(/^of=/, '');
       const node = fs.get(fs.resolve(path));
-      if (args[1] !== 'status=none' || options.stdin === undefined) return fail('dd: unexpected use');
+      const nofollow = args[1] === 'oflag=nofollow';
+      if (args[nofollow ? 2 : 1] !== 'status=none' || options.stdin === undefined) return fail('dd: unexpected use');
+      if (nofollow && fs.get(path)?.type === 'link')
+        return fail(`dd: failed to open '${path}': Too many levels of symbolic links`);
+      const own = { owner: options.asUser ?? 'root', group: options.asUser ?? 'root' };
       if (node?.type === 'file') node.content = options.stdin;
-      else if (fs.hasParent(path)) fs.write(path, options.stdin);
+      else if (fs.hasParent(path)) fs.write(path, options.stdin, own);
       else return fail(`dd: failed to open '${path}': No such file or directory`);
       return ok();
     }
@@ -77,7 +88,7 @@ export function dispatch(server: FakeServer, argv: string[], options: RunOptions
     case 'ln': {
       const [target, link] = args.slice(4);
       if (!fs.hasParent(link!)) return fail('ln: no such directory');
-      fs.nodes.set(link!, { type: 'link', target: target!, owner: 'root' });
+      fs.nodes.set(link!, { type: 'link', target: target!, owner: options.asUser ?? 'root' });
       return ok();
     }
     case 'chown': {
@@ -121,6 +132,8 @@ export function dispatch(server: FakeServer, argv: string[], options: RunOptions
       return ok();
     }
     case 'dpkg-query': {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own ${field} format
+      if (args[2] === '${db:Status-Abbrev}') return server.apt.installed.has(args[4]!) ? ok('ii ') : fail('', 1);
       const lines = args
         .slice(4)
         .filter((name) => server.apt.installed.has(name))
@@ -149,7 +162,7 @@ function install(server: FakeServer, args: string[]): CommandResult {
     if (a === '-m') own.mode = rest[++i]!.replace(/^0/, '');
     else if (a === '-o') own.owner = rest[++i]!;
     else if (a === '-g') own.group = rest[++i]!;
-    else paths.push(a);
+    else if (a !== '--') paths.push(a);
   }
   for (const name of [own.owner, own.group]) if (!server.users.has(name)) return fail(`install: invalid user '${name}'`);
   if (directory) {
@@ -162,6 +175,29 @@ function install(server: FakeServer, args: string[]): CommandResult {
   if (parents) fs.mkdirp(target!.slice(0, target!.lastIndexOf('/')));
   if (!fs.hasParent(target!)) return fail(`install: cannot create regular file '${target}': No such file or directory`);
   fs.write(target!, '', own);
+  return ok();
+}
+
+/** `mkdir [-p] [-m MODE] -- PATH…`: made by whoever runs it, who must own the directory it goes in. */
+function mkdir(server: FakeServer, args: string[], options: RunOptions): CommandResult {
+  const { fs } = server;
+  const parents = args[0] === '-p';
+  const modeAt = args.indexOf('-m');
+  const mode = modeAt >= 0 ? args[modeAt + 1]!.replace(/^0/, '') : '755';
+  const owner = options.asUser ?? 'root';
+  for (const path of args.slice(args.indexOf('--') + 1)) {
+    const parts = path.split('/').filter(Boolean);
+    for (let i = parents ? 1 : parts.length; i <= parts.length; i++) {
+      const dir = `/${parts.slice(0, i).join('/')}`;
+      const node = fs.get(fs.resolve(dir));
+      if (node?.type === 'dir' && (parents || i < parts.length)) continue;
+      if (node || fs.get(dir)) return fail(`mkdir: cannot create directory '${dir}': File exists`);
+      const up = fs.get(fs.resolve(dir.slice(0, dir.lastIndexOf('/')) || '/'));
+      if (up?.type !== 'dir') return fail(`mkdir: cannot create directory '${dir}': No such file or directory`);
+      if (owner !== 'root' && up.owner !== owner) return fail(`mkdir: cannot create directory '${dir}': Permission denied`);
+      fs.nodes.set(dir, { type: 'dir', mode: i === parts.length ? mode : '755', owner, group: owner });
+    }
+  }
   return ok();
 }
 

@@ -4,6 +4,7 @@ import { FakeMysql, FakePostgres } from './fake-databases.js';
 import { FakeFs } from './fake-fs.js';
 import { type FakeRegistry, newRegistry } from './fake-node-commands.js';
 import { type AptState, newAptState } from './fake-packages.js';
+import { runScript } from './fake-scripts.js';
 
 export interface Call {
   argv: string[];
@@ -47,7 +48,10 @@ export class FakeServer {
   reachesGithub = true;
   /** Whether node-gyp can download Node's headers from nodejs.org (when not pointed at local ones). */
   reachesNodejsOrg = true;
+  /** Round trips: every command a step sent (a constant script is one). */
   readonly calls: Call[] = [];
+  /** Every command the server ran: plain calls, and each command inside a step's script (fake-scripts.ts). */
+  readonly executed: Call[] = [];
   readonly unknown: string[][] = [];
   /** Answers that replace the simulation for matching commands (failure injection). */
   readonly scripted: { match: (argv: string[]) => boolean; result: CommandResult; times: number }[] = [];
@@ -68,6 +72,12 @@ export class FakeServer {
   run(argv: string[], options: RunOptions): CommandResult {
     for (const arg of argv) if (arg.includes('\0')) throw new Error('NUL in argv');
     this.calls.push({ argv, options });
+    return runScript(this, argv, options) ?? this.inner(argv, options);
+  }
+
+  /** One command as the server runs it, on its own or from inside a script: not a round trip of its own. */
+  inner(argv: string[], options: RunOptions): CommandResult {
+    this.executed.push({ argv, options });
     const scripted = this.scripted.find((s) => s.times > 0 && s.match(argv));
     if (scripted) {
       scripted.times--;

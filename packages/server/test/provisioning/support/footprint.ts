@@ -41,6 +41,8 @@ export function isChange(call: Call): boolean {
   if (
     [
       'install',
+      'mkdir',
+      'dd',
       'mv',
       'cp',
       'rm',
