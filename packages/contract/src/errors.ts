@@ -28,6 +28,10 @@ export const ERROR_CODES = {
   provider_unreachable: 'The version-control provider could not be reached.',
   provider_error: 'The version-control provider answered with an error or an unreadable answer.',
   repository_not_found: 'The version-control provider has no such repository for this profile.',
+  // connections to tenant-chosen targets (servers, VC providers, git remotes): the egress policy
+  target_not_allowed: 'The target is at an address this Siteplane does not connect to (SITEPLANE_ALLOWED_TARGETS).',
+  target_unreachable: 'The target could not be reached.',
+  target_timeout: 'The target did not answer in time.',
 } as const;
 export type ErrorCode = keyof typeof ERROR_CODES;
 
@@ -72,6 +76,10 @@ export const FIELD_CODES = [
   'insecure_url',
   'provider_auth_failed',
   'repository_not_found',
+  /** The address (or an address the name resolves to) is not public and not in SITEPLANE_ALLOWED_TARGETS. */
+  'target_not_allowed',
+  /** `connection: "local"` while SITEPLANE_LOCAL_SERVER is off. */
+  'local_server_disabled',
 ] as const;
 export type FieldCode = (typeof FIELD_CODES)[number];
 

@@ -2,6 +2,8 @@ import { join, resolve } from 'node:path';
 import { UUID_RE } from '../domain/field-errors.js';
 import { DB_ENGINE_SOURCES, type DbEngineSource } from '../domain/sites/engine-offer.js';
 import { PHP_SOURCES, type PhpSource } from '../domain/sites/php-offer.js';
+import { DEFAULT_ALLOWED_TARGETS, parseAllowedTargets } from '../egress/address-policy.js';
+import type { Cidr } from '../egress/ip-ranges.js';
 import { appSourceProblem } from '../provisioning/steps/app-source.js';
 
 /** Every setting of ARCHITECTURE §2 "Configuration", validated once at start; all problems listed. */
@@ -49,6 +51,17 @@ export interface Config {
   /** How long a claimed job stays the worker's without a heartbeat; a crashed worker's job is taken over after it. */
   jobLeaseMs: number;
   runWorker: boolean;
+  /**
+   * SITEPLANE_LOCAL_SERVER=on: servers of `connection: "local"` (this machine, which holds the
+   * secret key and every tenant's sealed keys) may be registered and used. Off by default; fit
+   * only for an install with one tenant.
+   */
+  localServer: boolean;
+  /**
+   * SITEPLANE_ALLOWED_TARGETS, parsed: the non-public ranges tenant-chosen targets may be in
+   * (servers, VC baseUrls, git remotes, owned-zone A records). Public addresses are always allowed.
+   */
+  allowedTargets: readonly Cidr[];
 }
 
 export const NODE_SOURCES = ['nodesource', 'npm'] as const;
@@ -131,6 +144,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!zerosslEabKid !== !zerosslEabHmacKey)
     problems.push('ZEROSSL_EAB_KID and ZEROSSL_EAB_HMAC_KEY go together: set both or neither');
 
+  const localServer = str('SITEPLANE_LOCAL_SERVER', 'off').toLowerCase();
+  if (localServer !== 'on' && localServer !== 'off')
+    problems.push(`SITEPLANE_LOCAL_SERVER must be on or off (got "${localServer}")`);
+  const allowedTargets = parseAllowedTargets(str('SITEPLANE_ALLOWED_TARGETS', DEFAULT_ALLOWED_TARGETS));
+  problems.push(...allowedTargets.problems);
+
   const config: Config = {
     host: str('HOST', '127.0.0.1'),
     port: int('PORT', 8080, 0, 65535),
@@ -163,6 +182,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workerConcurrency: int('WORKER_CONCURRENCY', 4, 1, 64),
     jobLeaseMs: int('SITEPLANE_JOB_LEASE_MS', 30_000, 1_000, 3_600_000),
     runWorker: str('SITEPLANE_WORKER', 'on') !== 'off',
+    localServer: localServer === 'on',
+    allowedTargets: allowedTargets.ranges,
   };
   for (const [name, value] of [
     ['WORDPRESS_SOURCE', config.wordpressSource],

@@ -30,6 +30,10 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   provider_unreachable: 503,
   provider_error: 502,
   repository_not_found: 404,
+  // The tenant chose the target: a 422 they fix by choosing another.
+  target_not_allowed: 422,
+  target_unreachable: 502,
+  target_timeout: 504,
 };
 
 export function problem(req: FastifyRequest, code: ErrorCode, detail?: string, errors?: FieldError[]): Problem {
