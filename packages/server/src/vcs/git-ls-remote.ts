@@ -1,10 +1,21 @@
 /**
  * Runs `git ls-remote --symref <url> HEAD refs/heads/*` and reads the default branch and every
  * branch from it. git is started with execFile (no shell, the URL is one argument after `--`),
- * with prompts disabled, a timeout, only the transports a profile may use, and ssh in batch mode,
- * so a remote that wants a password or an unknown host key fails at once instead of hanging.
+ * with prompts disabled, a timeout, only the remote's own transport, and ssh in batch mode, so a
+ * remote that wants a password or an unknown host key fails at once instead of hanging.
+ *
+ * The remote is the tenant's, the machine is the operator's: git runs with an empty HOME (no
+ * ~/.gitconfig, ~/.netrc, url.insteadOf), no system config, no credential helper, no redirects
+ * (curl would follow one to any address), and ssh offers no key or agent of this machine. The
+ * remote's host passes the egress policy right before git runs, and git's HTTPS is pinned to the
+ * addresses that passed (http.curloptResolve), so its own lookup cannot land elsewhere.
  */
 import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { EgressError } from '../egress/egress-error.js';
 import type { GitRemote } from './git-remote.js';
 import { type Branch, VcsError } from './provider.js';
 import { quote } from './redact.js';
@@ -18,17 +29,23 @@ export interface LsRemoteResult {
 export interface LsRemoteOptions {
   timeoutMs?: number;
   gitBinary?: string;
+  /** The egress policy's resolving check (VcsProviderOptions.checkHost). */
+  checkHost?: (host: string) => Promise<string[]>;
 }
 
 export const DEFAULT_GIT_TIMEOUT_MS = 20_000;
 
-export function lsRemote(remote: GitRemote, options: LsRemoteOptions = {}): Promise<LsRemoteResult> {
+export async function lsRemote(remote: GitRemote, options: LsRemoteOptions = {}): Promise<LsRemoteResult> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
+  const addresses = await checkedAddresses(remote, options.checkHost);
   const args = [
     '-c',
     'credential.helper=',
     '-c',
     'core.askPass=',
+    '-c',
+    'http.followRedirects=false',
+    ...pinned(remote, addresses),
     'ls-remote',
     '--symref',
     '--',
@@ -37,15 +54,26 @@ export function lsRemote(remote: GitRemote, options: LsRemoteOptions = {}): Prom
     'refs/heads/*',
   ];
   return new Promise((resolve, reject) => {
+    const home = emptyHome();
     execFile(
       options.gitBinary ?? 'git',
       args,
-      { env: gitEnv(), timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 64 * 1024 * 1024, windowsHide: true },
+      {
+        env: gitEnv(remote, home),
+        cwd: home,
+        timeout: timeoutMs,
+        killSignal: 'SIGKILL',
+        maxBuffer: 64 * 1024 * 1024,
+        windowsHide: true,
+      },
       (error, stdout, stderr) => {
         if (!error) return resolve(parseLsRemote(stdout));
         const failure = error as NodeJS.ErrnoException & { killed?: boolean };
         if (failure.code === 'ENOENT') return reject(new VcsError('provider_error', 'git is not installed on this server'));
-        if (failure.killed) return reject(new VcsError('unreachable', `${remote.display} did not answer within ${timeoutMs} ms`));
+        if (failure.killed)
+          return reject(
+            new VcsError('unreachable', `${quote(remote.display, remote.secrets)} did not answer within ${timeoutMs} ms`),
+          );
         reject(classifyGitFailure(String(stderr), remote));
       },
     );
@@ -93,7 +121,12 @@ export function classifyGitFailure(stderr: string, remote: GitRemote): VcsError 
       stderr,
     )
   ) {
-    return new VcsError('unreachable', where);
+    // Not git's words: "Failed to connect to 10.1.2.3 port 443: Connection refused" over many
+    // remotes would map the operator's network.
+    return new VcsError(
+      'unreachable',
+      `git ls-remote ${quote(remote.display, remote.secrets)} failed: the remote could not be reached`,
+    );
   }
   if (/not found|does not appear to be a git repository|no such repository|returned error: 404|does not exist/i.test(stderr)) {
     return new VcsError('not_found', where);
@@ -101,21 +134,68 @@ export function classifyGitFailure(stderr: string, remote: GitRemote): VcsError 
   return new VcsError('provider_error', where);
 }
 
+/** The addresses the egress policy allowed for the remote's host (null without a policy). */
+async function checkedAddresses(remote: GitRemote, checkHost: LsRemoteOptions['checkHost']): Promise<string[] | null> {
+  if (!checkHost) return null;
+  try {
+    return await checkHost(remote.host);
+  } catch (error) {
+    if (!(error instanceof EgressError)) throw error;
+    const kind = error.kind === 'target_not_allowed' ? 'target_not_allowed' : 'unreachable';
+    return Promise.reject(new VcsError(kind, `${quote(remote.display, remote.secrets)}: ${error.message}`));
+  }
+}
+
+/** `-c http.curloptResolve=host:port:addr,…`: curl connects to the checked addresses, not its own lookup's. */
+function pinned(remote: GitRemote, addresses: string[] | null): string[] {
+  if (!addresses || isIP(remote.host) || (remote.transport !== 'https' && remote.transport !== 'http')) return [];
+  const list = addresses.map((address) => (isIP(address) === 6 ? `[${address}]` : address)).join(',');
+  return ['-c', `http.curloptResolve=${remote.host}:${remote.port}:${list}`];
+}
+
+let home: string | null = null;
+
+/** An empty directory of this process's own (mode 0700): git's HOME and working directory. */
+function emptyHome(): string {
+  home ??= mkdtempSync(join(tmpdir(), 'siteplane-git-'));
+  return home;
+}
+
 /**
- * The server's environment minus anything that would steer git elsewhere (GIT_DIR, askpass
- * helpers), plus the settings that keep it from waiting on a human.
+ * Only what git needs of the server's environment (PATH, the CA bundle) plus the settings that
+ * keep it from waiting on a human or reading anything of the operator's: no proxy, no GIT_*, no
+ * SSH agent.
  */
-function gitEnv(): NodeJS.ProcessEnv {
+function gitEnv(remote: GitRemote, home: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!key.startsWith('GIT_') && key !== 'SSH_ASKPASS' && !key.startsWith('LC_') && key !== 'LANG') env[key] = value;
+  for (const key of ['PATH', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'TMPDIR']) {
+    if (process.env[key] !== undefined) env[key] = process.env[key];
   }
   return {
     ...env,
+    HOME: home,
+    XDG_CONFIG_HOME: home,
+    GIT_CEILING_DIRECTORIES: dirname(home), // no repository above the working directory is read
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
     LC_ALL: 'C', // English messages, which classifyGitFailure reads
     GIT_TERMINAL_PROMPT: '0',
-    GIT_ALLOW_PROTOCOL: 'https:http:ssh:git:file',
-    // Replaces any GIT_SSH_COMMAND of the server's environment: keys come from ~/.ssh as usual.
-    GIT_SSH_COMMAND: 'ssh -o BatchMode=yes -o ConnectTimeout=10',
+    GIT_ALLOW_PROTOCOL: remote.transport,
+    // -F /dev/null: no ~/.ssh/config of the server's (its IdentityFile, ProxyCommand); known_hosts
+    // is still the server's, so a host key the operator trusts is accepted, an unknown one refused.
+    GIT_SSH_COMMAND: SSH_COMMAND,
+    GIT_SSH_VARIANT: 'ssh',
   };
 }
+
+export const SSH_COMMAND = [
+  'ssh -F /dev/null',
+  '-o BatchMode=yes',
+  '-o ConnectTimeout=10',
+  '-o IdentitiesOnly=yes',
+  '-o IdentityFile=/dev/null',
+  '-o IdentityAgent=none',
+  '-o StrictHostKeyChecking=yes',
+  '-o PasswordAuthentication=no',
+  '-o KbdInteractiveAuthentication=no',
+].join(' ');

@@ -26,6 +26,7 @@ export class GitProvider implements VcsProvider {
   private readonly memo: TtlMemo<LsRemoteResult>;
   private readonly inFlight = new Map<string, Promise<LsRemoteResult>>();
   private readonly timeoutMs: number;
+  private readonly checkHost: VcsProviderOptions['checkHost'];
 
   constructor(config: VcsProfileConfig, options: VcsProviderOptions = {}) {
     this.remotes = config.repositories.map((url) => {
@@ -39,6 +40,7 @@ export class GitProvider implements VcsProvider {
     });
     this.memo = new TtlMemo({ now: options.now, ttlMs: options.cacheTtlMs });
     this.timeoutMs = options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
+    this.checkHost = options.checkHost;
   }
 
   /**
@@ -78,7 +80,7 @@ export class GitProvider implements VcsProvider {
     if (cached) return Promise.resolve(cached);
     const pending = this.inFlight.get(remote.url);
     if (pending) return pending;
-    const run = lsRemote(remote, { timeoutMs: this.timeoutMs })
+    const run = lsRemote(remote, { timeoutMs: this.timeoutMs, checkHost: this.checkHost })
       .then((result) => {
         this.memo.set(remote.url, result);
         return result;

@@ -9,6 +9,7 @@
  * - Bitbucket Cloud: 429, documented without a reset header.
  * A 403 that is not a rate limit means the token lacks access (bad scope, revoked): auth_failed.
  */
+import { EgressError, networkFailure } from '../egress/egress-error.js';
 import { VcsError } from './provider.js';
 import { quote } from './redact.js';
 
@@ -41,7 +42,11 @@ export function errorFromResponse(
   return new VcsError('provider_error', `${provider} failed (${where})`);
 }
 
-/** fetch() threw: DNS, refused connection, reset, TLS, or our own timeout. */
+/**
+ * fetch() threw: the egress policy refused the address, DNS, refused connection, reset, TLS, or
+ * our own timeout. Told by kind, never with the socket's message (`connect ECONNREFUSED
+ * 10.1.2.3:443`): a tenant's baseUrl must not become a way to map the operator's network.
+ */
 export function errorFromNetwork(
   provider: string,
   path: string,
@@ -53,9 +58,20 @@ export function errorFromNetwork(
   if (name === 'TimeoutError' || name === 'AbortError') {
     return new VcsError('unreachable', `${provider} did not answer ${quote(path, secrets)} within ${timeoutMs} ms`);
   }
-  // undici reports the socket error as `cause` (ECONNREFUSED, ENOTFOUND, …).
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
-  return new VcsError('unreachable', `${provider} could not be reached for ${quote(path, secrets)}: ${quote(cause, secrets)}`);
+  // global fetch reports the socket error as `cause`; guarded-fetch.ts throws it as is.
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  if (cause instanceof EgressError && cause.kind === 'target_not_allowed') {
+    return new VcsError('target_not_allowed', `${provider} at ${quote(path, secrets)}: ${cause.message}`);
+  }
+  const failure = networkFailure(cause, provider);
+  if (failure?.kind === 'timeout')
+    return new VcsError('unreachable', `${provider} did not answer ${quote(path, secrets)} in time`);
+  const tls =
+    typeof (cause as { code?: unknown })?.code === 'string' && /CERT|TLS|SSL|SELF_SIGNED/.test((cause as { code: string }).code);
+  return new VcsError(
+    'unreachable',
+    `${provider} could not be reached for ${quote(path, secrets)}${tls ? ' (its TLS certificate was not accepted)' : ''}`,
+  );
 }
 
 function isRateLimit(headers: Headers, said: string): boolean {

@@ -10,7 +10,7 @@ export interface VcsProfileConfig {
   baseUrl: string | null;
   /** Decrypted token; null for public or plain-git profiles. */
   token: string | null;
-  /** For `git` profiles: remote URLs (https, ssh, git, file), optionally with credentials. */
+  /** For `git` profiles: remote URLs (https, ssh, git; http to loopback), optionally with credentials. */
   repositories: string[];
 }
 
@@ -50,9 +50,15 @@ export interface VcsProviderOptions {
   cacheTtlMs?: number;
   /** Per request (HTTP) or per `git ls-remote` run (default 15 s / 20 s). */
   timeoutMs?: number;
+  /**
+   * The egress policy's resolving check, run on a git remote's host right before git runs: every
+   * address it returns is allowed (git's HTTPS is pinned to them); it throws an EgressError when
+   * the host may not be reached. Unset: no check (the composition root always sets it).
+   */
+  checkHost?: (host: string) => Promise<string[]>;
 }
 
-export type VcsErrorKind = 'auth_failed' | 'rate_limited' | 'unreachable' | 'not_found' | 'provider_error';
+export type VcsErrorKind = 'auth_failed' | 'rate_limited' | 'unreachable' | 'not_found' | 'provider_error' | 'target_not_allowed';
 
 /** A provider failure; never turned into an empty list (NOTES: peers' users were confused by that). */
 export class VcsError extends Error {

@@ -11,7 +11,6 @@ describe('parseGitRemote', () => {
     ['ssh://git@git.example.com:2222/acme/api.git', 'acme/api'],
     ['git@github.com:acme/api.git', 'acme/api'],
     ['git://127.0.0.1:9418/acme/api', 'acme/api'],
-    ['file:///srv/git/acme/api.git', 'acme/api'],
   ])('names %s %s', (url, name) => {
     expect(parseGitRemote(url)?.name).toBe(name);
   });
@@ -27,6 +26,11 @@ describe('parseGitRemote', () => {
     'ext::sh -c touch% /tmp/pwned',
     '--upload-pack=touch /tmp/pwned',
     'ftp://git.example.com/acme/api.git',
+    // the control plane's own disk: every tenant's repository mirror, /etc, the data directory
+    'file:///srv/git/acme/api.git',
+    'file://localhost/srv/git/acme/api.git',
+    'ext::ssh -oProxyCommand=touch% /tmp/pwned host acme/api',
+    'fd::17/acme/api',
     'https://git.example.com/api.git',
     'https://git.example.com/acme/api.git\n',
     'https:///acme/api.git',

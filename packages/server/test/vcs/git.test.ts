@@ -1,7 +1,7 @@
 /**
  * Plain git provider against real repositories on loopback: `git http-backend` (smart HTTP, also
- * behind Basic auth), `git daemon` (git://) and file:// URLs (spec §4.2; ARCHITECTURE §2 git
- * profiles). Every server is started here and stopped by PID/handle in afterAll.
+ * behind Basic auth) and `git daemon` (git://) (spec §4.2; ARCHITECTURE §2 git profiles); file://
+ * is refused. Every server is started here and stopped by PID/handle in afterAll.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -83,7 +83,7 @@ describe('git provider over smart HTTP (git http-backend)', () => {
   });
 });
 
-describe('git provider over git:// (git daemon) and file://', () => {
+describe('git provider over git:// (git daemon)', () => {
   it('lists and details repositories served by git daemon', async () => {
     const provider = git(repos.map((r) => `${daemon.origin}/${r.relativePath}`));
     const listed = await provider.listRepositories();
@@ -96,17 +96,14 @@ describe('git provider over git:// (git daemon) and file://', () => {
     );
   });
 
-  it('reads a file:// remote', async () => {
+  it("refuses a file:// remote: the control plane's own disk is no tenant's repository", () => {
     const site = repos[2] as GitFixtureRepo;
-    const detail = await git([`file://${join(root, site.relativePath)}`]).getRepository('octo-org/site');
-    expect(detail).toMatchObject({ name: 'octo-org/site', default_branch: 'develop', private: null, web_url: null });
-    expect(detail.branches.map((b) => b.name).sort()).toEqual(['develop', 'main']);
+    expect(() => git([`file://${join(root, site.relativePath)}`])).toThrow(/not a supported git remote URL/);
   });
 
   it('fails the whole list, as not_found, when one listed remote does not exist', async () => {
     const provider = git([`${daemon.origin}/acme/api.git`, `${daemon.origin}/acme/gone.git`]);
     await expectKind(provider.listRepositories(), 'not_found', []);
-    await expectKind(git([`file://${join(root, 'acme/gone.git')}`]).whoami(), 'not_found', []);
   });
 
   it('checks every remote in whoami: one unreachable remote fails it', async () => {

@@ -9,7 +9,10 @@
  *   in the URLs) nor `baseUrl`; each entry must be a remote parseGitRemote accepts, and two entries
  *   may not share a `<owner>/<repo>` name, since the name is how a repository is addressed.
  * - `baseUrl` is https. Plain http is accepted only on loopback (a provider on the same machine),
- *   because the token travels in every request's headers.
+ *   because the token travels in every request's headers. Remotes likewise: https, ssh or git;
+ *   http only on loopback; never file:// (this machine's disk).
+ * Where the addresses are (SITEPLANE_ALLOWED_TARGETS) is the egress policy's to say, when the
+ * provider is first asked: a name can resolve elsewhere by then.
  */
 import type { Static } from '@sinclair/typebox';
 import type { CreateVcProfileBody, FieldError } from '@siteplane/contract';
@@ -62,32 +65,17 @@ function checkRemotes(repositories: string[] | undefined, add: Add): void {
     const field = `repositories.${index}`;
     const remote = parseGitRemote(raw);
     if (!remote) {
-      add(
-        field,
-        'invalid_format',
-        'Not a git remote: use https://, ssh://, user@host:path, git:// or file:// ending in <owner>/<repo>.',
-      );
+      add(field, 'invalid_format', 'Not a git remote: use https://, ssh://, user@host:path or git:// ending in <owner>/<repo>.');
       return;
     }
-    if (sendsPasswordInClear(raw)) {
-      add(field, 'insecure_url', 'A password in an http:// URL would cross the network unencrypted; use https://.');
+    if (remote.transport === 'http' && !isLoopback(remote.host)) {
+      add(field, 'insecure_url', 'Use https://; plain http:// is accepted only for a remote on this machine (loopback).');
     }
     const seen = firstIndexOf.get(remote.name);
     if (seen !== undefined) {
       add(field, 'duplicate', `Also named ${remote.name}, like repositories.${seen}; a repository is addressed by that name.`);
     } else firstIndexOf.set(remote.name, index);
   });
-}
-
-/** An http:// remote with a password to another machine. */
-function sendsPasswordInClear(raw: string): boolean {
-  if (!raw.startsWith('http://')) return false;
-  try {
-    const url = new URL(raw);
-    return url.password !== '' && !isLoopback(url.hostname);
-  } catch {
-    return false;
-  }
 }
 
 /** The API root as given, without a trailing slash; null when invalid (the error is added). */
@@ -116,5 +104,5 @@ function checkBaseUrl(raw: string, add: Add): string | null {
 /** 127.0.0.0/8, ::1 and localhost: traffic that never leaves the machine. */
 export function isLoopback(hostname: string): boolean {
   const host = hostname.toLowerCase();
-  return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+  return host === 'localhost' || host === '[::1]' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }

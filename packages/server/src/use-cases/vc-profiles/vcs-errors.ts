@@ -8,6 +8,7 @@
  *   unreachable    → provider_unreachable  (503)
  *   not_found      → repository_not_found  (404) for one repository
  *   provider_error → provider_error        (502)
+ *   target_not_allowed → target_not_allowed (422: the baseUrl or remote resolves where the egress policy refuses)
  * At creation the body is what is wrong when the provider rejects it, so those answers are 422 on
  * the field to fix (see creationError).
  */
@@ -38,6 +39,8 @@ export function vcsDomainError(error: unknown, subject: 'list' | 'repository' | 
       return new DomainError(subject === 'repository' ? 'repository_not_found' : 'provider_error', error.message);
     case 'provider_error':
       return new DomainError('provider_error', error.message);
+    case 'target_not_allowed':
+      return new DomainError('target_not_allowed', error.message);
   }
 }
 
@@ -57,7 +60,11 @@ export function creationError(error: unknown, provider: VcsProviderName, baseUrl
       const field = `repositories.${failure.remoteIndex}`;
       if (failure.kind === 'auth_failed') fields.push({ field, code: 'provider_auth_failed', message: failure.message });
       if (failure.kind === 'not_found') fields.push({ field, code: 'repository_not_found', message: failure.message });
+      if (failure.kind === 'target_not_allowed') fields.push({ field, code: 'target_not_allowed', message: failure.message });
     }
+  } else if (error.kind === 'target_not_allowed') {
+    // The provider's default root is public; only a baseUrl can point elsewhere.
+    fields.push({ field: baseUrlGiven ? 'baseUrl' : 'provider', code: 'target_not_allowed', message: error.message });
   } else if (error.kind === 'auth_failed') {
     fields.push({ field: 'token', code: 'provider_auth_failed', message: error.message });
   } else if (error.kind === 'not_found' && baseUrlGiven) {
