@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { loadSecretKey, SecretBox } from '../crypto/secret-box.js';
+import { EgressPolicy, type ResolveHost } from '../egress/egress-policy.js';
 import { cachedAuthenticator } from '../http/auth.js';
 import { buildHttp } from '../http/build-http.js';
 import { PostgresServerLocks } from '../jobs/postgres-server-locks.js';
@@ -55,6 +56,8 @@ export interface ServiceOverrides {
   /** Certificate settings on top of the configuration's (tests: shorter ACME and DNS polls). */
   tls?: Partial<TlsSettings>;
   renewalIntervalMs?: number;
+  /** How the egress policy resolves names (tests: a fixed table, DNS rebinding; default: the system's). */
+  resolveHost?: ResolveHost;
 }
 
 export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
@@ -69,6 +72,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
   const queue = new JobQueue(storage.db, storage.dialect);
   let worker: Worker | null = null;
   const siteLists = new SiteListCache(storage.dialect === 'sqlite');
+  const egress = new EgressPolicy(config.allowedTargets, overrides.resolveHost);
   const useCases: UseCaseDeps = {
     db: storage.db,
     dialect: storage.dialect,
@@ -78,11 +82,13 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     freeDomainBase: config.freeDomainZone ?? config.freeDomainBase,
     freeDomainDnsProfile: config.freeDomainDnsProfile,
     jobEnqueued: () => worker?.wake(),
-    integrations: overrides.integrations ?? realIntegrations(config),
+    integrations: overrides.integrations ?? realIntegrations(config, egress),
     siteLists,
     writes: writeTransactions(storage.db, storage.dialect),
     databaseEngines: engineOffer(config.databaseEngineSource),
     phpSource: config.phpSource,
+    egress,
+    localServer: config.localServer,
   };
   const sshPool = new SshExecutorPool();
   const jobDeps: SiteJobDeps = {
@@ -90,7 +96,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     secrets,
     clock,
     recipes: overrides.recipes ?? defaultRecipes,
-    executorFor: overrides.executorFor ?? executorFactory(secrets, sshPool),
+    executorFor: overrides.executorFor ?? executorFactory(secrets, sshPool, { egress, localServer: config.localServer }),
     detectFacts: async (exec, server) => (server.connection === 'dry-run' ? null : detectFacts(exec)),
     settings: {
       wordpressSource: config.wordpressSource,
@@ -107,6 +113,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     clock,
     settings: { ...tlsSettingsFrom(config), ...overrides.tls },
     dnsProvider: useCases.integrations.dnsProvider,
+    egress,
     siteChanged: jobDeps.siteChanged,
   });
   let renewals: RenewalScheduler | null = null;

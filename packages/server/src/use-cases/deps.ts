@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../app/clock.js';
 import type { SecretBox } from '../crypto/secret-box.js';
-import type { PhpSource } from '../domain/sites/php-offer.js';
 import type { EngineOffer } from '../domain/sites/engine-offer.js';
+import type { PhpSource } from '../domain/sites/php-offer.js';
+import type { EgressPolicy } from '../egress/egress-policy.js';
 import type { Dialect } from '../storage/database.js';
 import type { WriteTransactions } from '../storage/group-commit.js';
 import type { Database } from '../storage/schema.js';
@@ -29,4 +30,8 @@ export interface UseCaseDeps {
   phpSource: PhpSource;
   /** The transaction of a site create or delete (shared with concurrent ones on SQLite: group commit). */
   writes: WriteTransactions;
+  /** Where tenant-chosen targets may be (SITEPLANE_ALLOWED_TARGETS). */
+  egress: EgressPolicy;
+  /** SITEPLANE_LOCAL_SERVER: whether `connection: "local"` servers may be registered. */
+  localServer: boolean;
 }

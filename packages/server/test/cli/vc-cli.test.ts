@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIG_BRANCH_COUNT, fullName, makeFixture, REPO_COUNT } from '../standins/vcs/fixture.js';
 import { type GitHubStandin, startGitHubStandin } from '../standins/vcs/github-standin.js';
 import { type GitLabStandin, startGitLabStandin } from '../standins/vcs/gitlab-standin.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { LOOPBACK_TARGETS, startTestService, type TestService } from '../support/test-service.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 /** What `npx tsx` runs, without npx's own start-up (seconds on a busy machine). */
@@ -52,7 +52,7 @@ function json<T>(run: Run): T {
 beforeAll(async () => {
   githubStandin = await startGitHubStandin(github);
   gitlabStandin = await startGitLabStandin(gitlab);
-  s = await startTestService();
+  s = await startTestService({ env: { SITEPLANE_ALLOWED_TARGETS: LOOPBACK_TARGETS } });
   await s.app.listen({ port: 0, host: '127.0.0.1' });
   url = `http://127.0.0.1:${(s.app.server.address() as AddressInfo).port}`;
 });

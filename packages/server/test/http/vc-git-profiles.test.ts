@@ -12,7 +12,7 @@ import { type GitDaemon, startGitDaemon } from '../standins/vcs/git-daemon.js';
 import { type GitHttpBackend, startGitHttpBackend } from '../standins/vcs/git-http-backend.js';
 import { createGitRepos, GIT_BIG_BRANCHES, type GitFixtureRepo } from '../standins/vcs/git-repos.js';
 import { closedPort } from '../standins/vcs/standin-server.js';
-import { startTestService, TEST_DB, type TestService } from '../support/test-service.js';
+import { LOOPBACK_TARGETS, startTestService, TEST_DB, type TestService } from '../support/test-service.js';
 import { call, createProfile, readAllPages } from './vc-api.js';
 
 const PASSWORD = 'hunter2-but-longer-77';
@@ -30,7 +30,7 @@ beforeAll(async () => {
   daemon = await startGitDaemon(root);
   http = await startGitHttpBackend(root);
   guarded = await startGitHttpBackend(root, { user: 'deploy', password: PASSWORD });
-  s = await startTestService();
+  s = await startTestService({ env: { SITEPLANE_ALLOWED_TARGETS: LOOPBACK_TARGETS } });
 });
 afterAll(async () => {
   await s?.stop();

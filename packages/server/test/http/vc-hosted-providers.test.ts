@@ -8,7 +8,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIG_BRANCH_COUNT, type FixtureRepo, fullName, makeFixture, type VcsFixture } from '../standins/vcs/fixture.js';
 import { closedPort } from '../standins/vcs/standin-server.js';
-import { startTestService, TEST_DB, type TestService } from '../support/test-service.js';
+import { LOOPBACK_TARGETS, startTestService, TEST_DB, type TestService } from '../support/test-service.js';
 import { call, createProfile, HOSTED_CASES, type HostedStandin, type ListedRepo, readAllPages } from './vc-api.js';
 
 function expectProblem(res: LightMyRequestResponse, status: number, code: string, secret: string) {
@@ -30,7 +30,7 @@ describe.each(HOSTED_CASES)(`$provider profile through the API on ${TEST_DB}`, (
   beforeAll(async () => {
     fixture = makeFixture({ nested: c.nested });
     standin = await c.start(fixture);
-    s = await startTestService();
+    s = await startTestService({ env: { SITEPLANE_ALLOWED_TARGETS: LOOPBACK_TARGETS } });
     profile = (await createProfile(s, { provider: c.provider, name: 'main', token: fixture.token, baseUrl: standin.baseUrl }))
       .uuid;
     unopened = fixture.repos.filter((repo) => repo !== fixture.big);

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFixture } from '../standins/vcs/fixture.js';
 import { type GitHubStandin, startGitHubStandin } from '../standins/vcs/github-standin.js';
-import { startTestService, TEST_DB, type TestService } from '../support/test-service.js';
+import { LOOPBACK_TARGETS, startTestService, TEST_DB, type TestService } from '../support/test-service.js';
 import { call, createProfile } from './vc-api.js';
 
 const fixture = makeFixture();
@@ -16,7 +16,7 @@ let s: TestService;
 
 beforeAll(async () => {
   standin = await startGitHubStandin(fixture);
-  s = await startTestService();
+  s = await startTestService({ env: { SITEPLANE_ALLOWED_TARGETS: LOOPBACK_TARGETS } });
 });
 afterAll(async () => {
   await s?.stop();

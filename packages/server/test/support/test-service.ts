@@ -14,6 +14,12 @@ import { createToken } from '../../src/storage/tokens.js';
 export const TEST_DB = process.env.SITEPLANE_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
 const PG_ADMIN = process.env.SITEPLANE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
+/**
+ * SITEPLANE_ALLOWED_TARGETS for suites whose targets are on this machine (stand-ins, git daemons,
+ * the test sshd on 127.0.0.1): loopback is refused unless listed, so they list it, with the defaults.
+ */
+export const LOOPBACK_TARGETS = '127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7';
+
 export interface TestService extends Service {
   token: string;
   readToken: string;

@@ -5,7 +5,14 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCloudflareStandin } from '../standins/dns/cloudflare.js';
 import type { DnsStandin } from '../standins/dns/standin-server.js';
-import { seedServer, startTestService, TEST_DB, type TestService, waitForStatus } from '../support/test-service.js';
+import {
+  LOOPBACK_TARGETS,
+  seedServer,
+  startTestService,
+  TEST_DB,
+  type TestService,
+  waitForStatus,
+} from '../support/test-service.js';
 import { type FakeCa, makeTestCa, startFakeCa } from './fake-ca.js';
 import { authOf, createSite, getSite, logText, recordingExecutor, waitForOperation, waitForOperationUuid } from './support.js';
 
@@ -32,6 +39,8 @@ describe(`wildcard sites whose DNS profile fails, and owned-zone temporary domai
         ACME_CA_CERTS: testCa.caPem,
         FREE_DOMAIN_ZONE: 'Free.Example.NET',
         FREE_DOMAIN_DNS_PROFILE: ZONE_PROFILE,
+        // The seeded server is 127.0.0.1: its A record is allowed only because loopback is listed.
+        SITEPLANE_ALLOWED_TARGETS: LOOPBACK_TARGETS,
       },
       executorFor: async () => recordingExecutor(),
     });

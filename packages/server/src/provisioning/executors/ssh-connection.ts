@@ -1,6 +1,7 @@
 import { constants as osConstants } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, type ClientChannel } from 'ssh2';
+import { networkFailure } from '../../egress/egress-error.js';
 import type { CommandResult } from '../executor.js';
 import { TIMEOUT_CODE } from './command.js';
 import { HostKeyMismatch, normalizeFingerprint, sshFingerprint } from './ssh-host-key.js';
@@ -216,7 +217,11 @@ export class SshConnection {
         if (seen !== null && this.pinned !== null && seen !== this.pinned) {
           reject(new HostKeyMismatch(this.label, this.pinned, seen));
         } else {
-          reject(new Error(`ssh ${this.label}: ${err.message}`, { cause: err }));
+          // A socket failure is told by its kind only (egress-error.ts); a refused login keeps its words.
+          const failure = networkFailure(err, `ssh ${this.label}`);
+          reject(
+            failure ? Object.assign(failure, { cause: err }) : new Error(`ssh ${this.label}: ${err.message}`, { cause: err }),
+          );
         }
       });
       client.on('close', () => {

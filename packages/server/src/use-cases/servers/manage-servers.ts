@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Static } from '@sinclair/typebox';
-import type { CreateServerBody } from '@siteplane/contract';
+import type { CreateServerBody, FieldError } from '@siteplane/contract';
 import ssh2 from 'ssh2';
 import type { Actor } from '../../domain/auth/actor.js';
 import { DomainError, notFound } from '../../domain/errors.js';
 import { UUID_RE, ValidationError } from '../../domain/field-errors.js';
 import { hostnameProblem } from '../../domain/hostnames.js';
 import { EMPTY_FACTS, type ServerFacts } from '../../domain/servers/facts.js';
+import { EgressError } from '../../egress/egress-error.js';
 import { keyset } from '../../storage/paging.js';
 import type { UseCaseDeps } from '../deps.js';
 import { type PageRequest, toPage } from '../pagination.js';
@@ -16,9 +17,23 @@ import { serverRecord } from './server-record.js';
 
 /** POST /api/v1/servers: Siteplane generates the server's SSH key pair and returns the public key. */
 export async function createServer(deps: UseCaseDeps, actor: Actor, body: Static<typeof CreateServerBody>) {
+  const errors: FieldError[] = [];
   if (!isIP(body.ip) && hostnameProblem(body.ip.toLowerCase()) && body.ip !== 'localhost') {
-    throw new ValidationError([{ field: 'ip', code: 'invalid_format', message: 'ip must be an IP address or a host name.' }]);
+    errors.push({ field: 'ip', code: 'invalid_format', message: 'ip must be an IP address or a host name.' });
+  } else if (body.connection === 'ssh') {
+    const refused = await refusedTarget(deps, body.ip);
+    if (refused) errors.push({ field: 'ip', code: 'target_not_allowed', message: refused });
   }
+  // `local` runs the tenant's sites as root next to secret.key and every tenant's sealed keys.
+  if (body.connection === 'local' && !deps.localServer) {
+    errors.push({
+      field: 'connection',
+      code: 'local_server_disabled',
+      message:
+        'connection "local" runs sites on the machine of Siteplane itself, which this Siteplane refuses (SITEPLANE_LOCAL_SERVER=off).',
+    });
+  }
+  if (errors.length > 0) throw new ValidationError(errors);
   if (body.facts && body.connection !== 'dry-run') {
     throw new ValidationError([
       { field: 'facts', code: 'not_allowed', message: 'Facts are declared for dry-run servers only; verify detects them.' },
@@ -92,6 +107,20 @@ export async function deleteServer(deps: UseCaseDeps, actor: Actor, uuid: string
     .execute();
 }
 
+/**
+ * Why the egress policy refuses `ip` (also a name resolving to a refused address), or null. A name
+ * that does not resolve yet is accepted: verify checks again, at connect time, as every job does.
+ */
+async function refusedTarget(deps: UseCaseDeps, ip: string): Promise<string | null> {
+  try {
+    await deps.egress.resolve(ip);
+    return null;
+  } catch (error) {
+    if (error instanceof EgressError && error.kind === 'target_not_allowed') return `${error.message}.`;
+    return null;
+  }
+}
+
 /** POST /api/v1/servers/<uuid>/verify: connect, pin the host key, record the facts. */
 export async function verifyServer(deps: UseCaseDeps, actor: Actor, uuid: string) {
   const server = await findServer(deps, actor, uuid);
@@ -125,7 +154,7 @@ export async function verifyServer(deps: UseCaseDeps, actor: Actor, uuid: string
       .set({ status: 'unreachable', updated_at: now })
       .where('uuid', '=', server.uuid)
       .execute();
-    if (error instanceof DomainError) throw error;
+    if (error instanceof DomainError || error instanceof ValidationError) throw error;
     throw new DomainError('upstream_unavailable', `Could not verify the server: ${(error as Error).message}`);
   }
 }

@@ -7,6 +7,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { DnsRecordRef } from '../../dns/provider.js';
+import { EgressError } from '../../egress/egress-error.js';
 import type { LedgerEntry, Step, StepContext } from '../../provisioning/step.js';
 import { StepError } from '../../provisioning/steps/commands.js';
 import { findEntry } from '../../provisioning/steps/ledger.js';
@@ -28,7 +29,16 @@ export function ensureFreeDomainRecord(deps: SslDeps, zone: FreeDomainZone, serv
     name: 'ensure DNS record',
     async run(ctx: StepContext) {
       const name = ctx.site.domain;
-      const value = (await serverAddresses(serverIp)).find((address) => isIP(address) === 4);
+      // A name in the operator's zone pointing at a loopback, link-local or internal address would
+      // lend that zone to whatever runs there: the value passes the egress policy like a target.
+      let addresses: string[];
+      try {
+        addresses = await deps.egress.resolve(serverIp);
+      } catch (error) {
+        if (error instanceof EgressError) throw new StepError(`no A record for ${name}: ${error.message}`);
+        throw error;
+      }
+      const value = addresses.find((address) => isIP(address) === 4);
       if (!value) throw new StepError(`the server (${serverIp}) has no IPv4 address for the A record of ${name}`);
       if (ctx.exec.kind === 'dry-run') {
         ctx.log(`would create the A record ${name} → ${value} in ${zone.zone} through DNS profile ${zone.dnsProfile}`);

@@ -4,6 +4,7 @@ import type { Clock } from '../../app/clock.js';
 import type { Config } from '../../app/config.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
 import type { DnsProvider, DnsProviderName } from '../../dns/provider.js';
+import type { EgressPolicy } from '../../egress/egress-policy.js';
 import type { Database } from '../../storage/schema.js';
 import type { ExternalAccountBinding } from '../../tls/account.js';
 import type { CertificateAuthority, FreeDomainZone } from '../../tls/certificate-plan.js';
@@ -33,6 +34,8 @@ export interface SslDeps {
   clock: Clock;
   settings: TlsSettings;
   dnsProvider(provider: DnsProviderName, credentials: Record<string, string>): DnsProvider;
+  /** Owned-zone A records point only at addresses a tenant may target (SITEPLANE_ALLOWED_TARGETS). */
+  egress: EgressPolicy;
 }
 
 /** ACME_CA_CERTS names a PEM file; a value that is itself PEM is taken as is. */

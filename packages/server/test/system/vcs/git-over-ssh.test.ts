@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { call, createProfile, readAllPages } from '../../http/vc-api.js';
 import { createGitRepos, GIT_BIG_BRANCHES, type GitFixtureRepo } from '../../standins/vcs/git-repos.js';
-import { startTestService, type TestService } from '../../support/test-service.js';
+import { LOOPBACK_TARGETS, startTestService, type TestService } from '../../support/test-service.js';
 import { requireTestSsh, testSsh } from '../support/ssh-server.js';
 
 const originalPath = process.env.PATH ?? '';
@@ -55,7 +55,7 @@ beforeAll(async () => {
   const hostKey = (await readFile(testSsh.hostPublicKeyPath, 'utf8')).trim().split(/\s+/).slice(0, 2).join(' ');
   trusting = await sshWrapper('trusting', `[${testSsh.host}]:${testSsh.port} ${hostKey}\n`);
   untrusting = await sshWrapper('untrusting', '');
-  s = await startTestService();
+  s = await startTestService({ env: { SITEPLANE_ALLOWED_TARGETS: LOOPBACK_TARGETS } });
 });
 afterAll(async () => {
   process.env.PATH = originalPath;

@@ -18,7 +18,14 @@ export const serverRoutes = (deps: UseCaseDeps): RouteDef[] => [
     tag: 'Servers',
     auth: 'write',
     body: CreateServerBody,
-    responses: { 201: { description: 'The server, with the public key to authorise on it', schema: ServerRecordSchema } },
+    responses: {
+      201: { description: 'The server, with the public key to authorise on it', schema: ServerRecordSchema },
+      422: {
+        description:
+          'ip target_not_allowed: an ssh server whose address (or a name resolving to one) is neither public nor in SITEPLANE_ALLOWED_TARGETS; ' +
+          'connection local_server_disabled: `local` while SITEPLANE_LOCAL_SERVER is off',
+      },
+    },
     async handler(req, reply, actor) {
       const server = await createServer(deps, actor, req.body as Static<typeof CreateServerBody>);
       reply.status(201).header('Location', `/api/v1/servers/${server.uuid}`);
@@ -64,7 +71,14 @@ export const serverRoutes = (deps: UseCaseDeps): RouteDef[] => [
     tag: 'Servers',
     auth: 'write',
     params: { server: 'Server UUID' },
-    responses: { 200: { description: 'The verified server', schema: ServerRecordSchema } },
+    responses: {
+      200: { description: 'The verified server', schema: ServerRecordSchema },
+      422: {
+        description: 'target_not_allowed: the address resolves to one the egress policy refuses (checked at every connect)',
+      },
+      502: { description: 'target_unreachable: the server could not be reached' },
+      504: { description: 'target_timeout: the server did not answer in time' },
+    },
     handler: (req, _reply, actor) => verifyServer(deps, actor, id(req)),
   },
   {

@@ -14,6 +14,7 @@ import { buildService, type Service } from '../../../../src/app/build-service.js
 import { loadConfig } from '../../../../src/app/config.js';
 import { defaultRecipes } from '../../../../src/app/recipes.js';
 import { createToken } from '../../../../src/storage/tokens.js';
+import { LOOPBACK_TARGETS } from '../../../support/test-service.js';
 import { type Json, movableClock } from '../../../tls/support.js';
 import { DIRECTORY_URL, EAB_DIRECTORY_URL, eabCredentials, MOCK_DNS, PEBBLE_STATE_DIR } from '../../tls/pebble.js';
 
@@ -48,7 +49,17 @@ export async function startSuite(env: Record<string, string>): Promise<TlsSuite>
   const clock = movableClock();
   const build = (extra: Record<string, string>) =>
     buildService(
-      loadConfig({ SITEPLANE_DATA_DIR: dataDir, SITEPLANE_SECRET_KEY: secretKey, LOG_LEVEL: 'silent', ...env, ...extra }),
+      loadConfig({
+        SITEPLANE_DATA_DIR: dataDir,
+        SITEPLANE_SECRET_KEY: secretKey,
+        LOG_LEVEL: 'silent',
+        // This machine as the server, reached as 127.0.0.1 (its owned-zone A records point there):
+        // a single-tenant test install, so the operator settings that allow it are on.
+        SITEPLANE_LOCAL_SERVER: 'on',
+        SITEPLANE_ALLOWED_TARGETS: LOOPBACK_TARGETS,
+        ...env,
+        ...extra,
+      }),
       {
         logger: pino({ level: 'silent' }),
         clock,
