@@ -3,11 +3,11 @@
  * scripts/test-env/setup.sh (127.0.0.1:2222, one client key for every user): real `git ls-remote`
  * over real ssh, as a server operator would configure it.
  *
- * Siteplane runs git with `GIT_SSH_COMMAND='ssh -o BatchMode=yes …'` and the server's own ssh
- * setup, i.e. the operator's ~/.ssh keys and known_hosts. This test must not touch root's ~/.ssh,
- * so it puts a `ssh` first on PATH that adds the test key and a known_hosts file, the way an
- * operator's ~/.ssh/config would. A second `ssh` with an empty known_hosts plays a server that has
- * never seen the host.
+ * Siteplane runs git with `GIT_SSH_COMMAND='ssh -F /dev/null -o BatchMode=yes -o IdentitiesOnly=yes
+ * -o IdentityFile=/dev/null -o IdentityAgent=none …'`: no key, agent or ~/.ssh/config of this
+ * machine is offered to a tenant's remote. This test puts a `ssh` first on PATH that adds the test
+ * key and a known_hosts file (standing in for a key the remote accepts). A second `ssh` with an
+ * empty known_hosts plays a server that has never seen the host.
  */
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
