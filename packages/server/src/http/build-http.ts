@@ -9,7 +9,7 @@ import { checkBodyShape, MAX_BODY_DEPTH } from './body-shape.js';
 import { renderDocsPage } from './docs-page.js';
 import { installErrorHandler } from './error-handler.js';
 import { registerFormats } from './formats.js';
-import { applyIdempotency, installIdempotencyRecorder } from './idempotency.js';
+import { IdempotencyKeys } from './idempotency.js';
 import { MalformedJson } from './malformed-json.js';
 import { buildOpenApi } from './openapi.js';
 import { sendProblem } from './problem.js';
@@ -63,10 +63,11 @@ export function buildHttp(deps: HttpDeps): { app: FastifyInstance; openapi: Retu
     done(shape.errors.length ? new ValidationError(shape.errors) : null, parsed);
   });
   installErrorHandler(app);
-  installIdempotencyRecorder(app, deps.idempotency);
+  const idempotency = new IdempotencyKeys(deps.idempotency, deps.useCases.secrets, deps.clock);
+  idempotency.install(app);
 
   const routes = apiRoutes(deps.useCases);
-  for (const route of routes) register(app, route, deps);
+  for (const route of routes) register(app, route, deps, idempotency);
   const openapi = buildOpenApi(routes, deps.version);
   const openapiJson = JSON.stringify(openapi, null, 2);
   const docsHtml = renderDocsPage(openapi);
@@ -80,7 +81,7 @@ export function buildHttp(deps: HttpDeps): { app: FastifyInstance; openapi: Retu
   return { app, openapi };
 }
 
-function register(app: FastifyInstance, route: RouteDef, deps: HttpDeps): void {
+function register(app: FastifyInstance, route: RouteDef, deps: HttpDeps, idempotency: IdempotencyKeys): void {
   app.route({
     method: route.method,
     url: route.url,
@@ -90,7 +91,7 @@ function register(app: FastifyInstance, route: RouteDef, deps: HttpDeps): void {
       (req as typeof req & { actor: typeof actor }).actor = actor;
       assertQueryShape(req.query);
       if (route.body && !route.bodyValidatedByDomain && req.method !== 'GET') assertMatches(route.body, req.body ?? {});
-      if (await applyIdempotency(req, reply, actor, deps.idempotency, deps.clock.now())) return reply;
+      if (await idempotency.apply(req, reply, actor)) return reply;
       const result = await route.handler(req, reply, actor);
       if (reply.sent) return reply;
       return reply.type('application/json').send(JSON.stringify(result));

@@ -137,8 +137,11 @@ export interface Database {
     last_error: string | null;
     created_at: string;
   };
+  /** Migration 004: scoped to the token's team set; the response sealed; a reservation leased to its request. */
   idempotency_keys: {
     account_uuid: string;
+    /** SHA-256 (hex) of the token's team uuids, sorted, joined by commas. */
+    team_set: string;
     key: string;
     method: string;
     path: string;
@@ -147,6 +150,10 @@ export interface Database {
     response: string | null;
     headers: string | null;
     created_at: string;
+    /** Who holds the reservation while the first request runs; null once its response is stored. */
+    reservation: string | null;
+    /** The reservation is taken over after this (its process died); extended while the request runs. */
+    reserved_until: string | null;
   };
   /** Migration 002 (TLS): ACME accounts per owner (team uuid or `siteplane`) and CA directory. */
   acme_accounts: {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createToken } from '../../src/storage/tokens.js';
 import { seedServer, startTestService, TEST_DB, type TestService } from '../support/test-service.js';
 
 describe(`Idempotency-Key on ${TEST_DB} (ARCHITECTURE §2)`, () => {
@@ -63,5 +64,62 @@ describe(`Idempotency-Key on ${TEST_DB} (ARCHITECTURE §2)`, () => {
       payload: { name: 'x', ip: '127.0.0.1', connection: 'dry-run' },
     });
     expect(res.statusCode).toBe(201);
+  });
+
+  it("keys are per team set: a team-beta token sending alpha's key and body never gets alpha's answer", async () => {
+    const alpha = (await createToken(s.storage.db, { name: 'alpha', scope: 'write', team: 'alpha' })).token;
+    const beta = (await createToken(s.storage.db, { name: 'beta', scope: 'write', team: 'beta' })).token;
+    const alphaIds = await seedServer(s, {}, alpha);
+    const send = (token: string) =>
+      s.app.inject({
+        method: 'POST',
+        url: '/api/v1/sites',
+        headers: { authorization: `Bearer ${token}`, 'idempotency-key': 'team-key' },
+        payload: { ...alphaIds, type: 'static-html', domain: 'alpha.example.com', ssl: false, options: {} },
+      });
+    const first = await send(alpha);
+    expect(first.statusCode).toBe(202);
+    const site = first.json().uuid as string;
+    // Beta cannot see alpha's server: its own request runs and is refused; nothing of alpha's leaks.
+    const fromBeta = await send(beta);
+    expect(fromBeta.statusCode).toBe(422);
+    expect(fromBeta.json().errors).toContainEqual(expect.objectContaining({ field: 'server', code: 'not_found' }));
+    expect(fromBeta.headers['idempotent-replayed']).toBeUndefined();
+    expect(fromBeta.body).not.toContain(site);
+    // A global token reaches every team of the account: another set, another key space.
+    const fromGlobal = await send(s.token);
+    expect(fromGlobal.headers['idempotent-replayed']).toBeUndefined();
+    expect(fromGlobal.body).not.toContain(site);
+    const again = await send(alpha);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json().uuid).toBe(site);
+  });
+
+  it('stores the response sealed: the generated database password is never in the database in clear', async () => {
+    const db = await seedServer(s, { mysql: 'mysql80' });
+    const send = () =>
+      s.app.inject({
+        method: 'POST',
+        url: '/api/v1/sites',
+        headers: { authorization: `Bearer ${s.token}`, 'idempotency-key': 'with-password' },
+        payload: {
+          ...db,
+          type: 'laravel',
+          domain: 'secret.example.com',
+          ssl: false,
+          options: { phpVersion: '8.2', shouldCreateDatabaseAndUser: true },
+        },
+      });
+    const first = await send();
+    expect(first.statusCode).toBe(202);
+    const password = first.json().generated_database_password as string;
+    expect(password).toMatch(/^[A-Za-z0-9]{32}$/);
+    const rows = await s.storage.db.selectFrom('idempotency_keys').selectAll().execute();
+    expect(rows.length).toBeGreaterThan(0);
+    expect(JSON.stringify(rows)).not.toContain(password);
+    const replay = await send();
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.json().generated_database_password).toBe(password);
+    expect(replay.body).toBe(first.body);
   });
 });

@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import * as m001 from './001_initial.js';
 import * as m002 from './002_tls.js';
 import * as m003 from './003_vc_profile_names.js';
+import * as m004 from './004_idempotency_scope.js';
 
 /** Numbered, forward-only; the same list for SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
   '001_initial': m001,
   '002_tls': m002,
   '003_vc_profile_names': m003,
+  '004_idempotency_scope': m004,
 };
