@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { recipeFor } from '../../src/provisioning/recipes/index.js';
 import type { ProvisionedSite } from '../../src/provisioning/step.js';
 import { ensureNode } from '../../src/provisioning/steps/ensure-node.js';
-import { installDirectus } from '../../src/provisioning/steps/frameworks/install-directus.js';
+import { adminEmail, installDirectus } from '../../src/provisioning/steps/frameworks/install-directus.js';
 import { installStrapi } from '../../src/provisioning/steps/frameworks/install-strapi.js';
 import { headerVersion, nativeBuildEnv } from '../../src/provisioning/steps/npm.js';
 import { makeContext, runSteps } from './support/context.js';
@@ -157,5 +157,18 @@ describe('Strapi on a server without github.com and nodejs.org', () => {
       'the npm registry does not serve a complete Strapi 5 release: 5.41.0 (no @strapi/database@5.41.0); 5.40.0 (no @strapi/plugin-cloud@5.40.0)',
     );
     expect(server.calls.some((c) => c.argv[0] === 'npm')).toBe(false);
+  });
+});
+
+describe("Directus's first admin", () => {
+  it('is admin@<domain>, or admin@example.com under a special-use name Directus refuses in an address', async () => {
+    expect(adminEmail('cms.example.org')).toBe('admin@cms.example.org');
+    expect(adminEmail('directus-1.siteplane.test')).toBe('admin@example.com');
+    expect(adminEmail('intranet.corp.INTERNAL')).toBe('admin@example.com');
+    const server = new FakeServer();
+    const site = siteOf('directus', { domain: 'cms.siteplane.test' });
+    await runSteps(makeContext(server.exec, site), recipeFor('directus').create(site));
+    const config = server.fs.read('/home/alice/cms.siteplane.test/releases/directus/directus.config.json') ?? '{}';
+    expect(JSON.parse(config).ADMIN_EMAIL).toBe('admin@example.com');
   });
 });

@@ -26,7 +26,7 @@ export const DIRECTUS_CONFIG = 'directus.config.json';
  * Directus <site_type_version> from npm into releases/directus, bootstrapped against the site's
  * PostgreSQL database (SQLite in shared/ when the site has none). directusReleaseType decides
  * which updates `npm update` may take: patch → ~x.y.z, minor → ^x.y.z. The first admin is
- * admin@<domain> with a generated password kept in the config file for the owner to read.
+ * admin@<domain> (adminEmail) with a generated password kept in the config file for the owner to read.
  */
 export function installDirectus(version: number): Step {
   return {
@@ -84,7 +84,7 @@ function directusConfig(ctx: StepContext, release: FrameworkRelease): Record<str
     PUBLIC_URL: `${scheme}://${site.domain}`,
     KEY: randomSecret(32),
     SECRET: randomSecret(48),
-    ADMIN_EMAIL: `admin@${site.domain}`,
+    ADMIN_EMAIL: adminEmail(site.domain),
     ADMIN_PASSWORD: randomSecret(24),
   };
   const db = site.database;
@@ -100,6 +100,19 @@ function directusConfig(ctx: StepContext, release: FrameworkRelease): Record<str
     DB_USER: `string:${db.user}`,
     DB_PASSWORD: `string:${db.password}`,
   };
+}
+
+/**
+ * Special-use top-level names (RFC 2606, 6761, 6762, 9476, and .internal), outside IANA's root
+ * zone: Directus checks the admin's address against IANA's list of top-level domains (Joi's
+ * email()) and refuses the first admin of a site named under one of them, so its bootstrap fails.
+ */
+const SPECIAL_USE_TLDS = new Set(['test', 'example', 'invalid', 'localhost', 'local', 'internal', 'alt']);
+
+/** admin@<domain>, or admin@example.com for a domain Directus would not accept in an address. */
+export function adminEmail(domain: string): string {
+  const tld = domain.slice(domain.lastIndexOf('.') + 1).toLowerCase();
+  return SPECIAL_USE_TLDS.has(tld) ? 'admin@example.com' : `admin@${domain}`;
 }
 
 /** How PM2 runs Directus; the config path goes through `current`, so it follows deployments. */
