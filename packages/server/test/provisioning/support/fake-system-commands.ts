@@ -150,8 +150,9 @@ function npmPkgSet(server: FakeServer, settings: string[], options: RunOptions):
   for (const setting of settings) {
     const [key = '', value = ''] = setting.split(/=(.*)/s);
     const [head = '', ...rest] = key.split('.');
-    const parent = (pkg[head] ??= {}) as Record<string, unknown>;
+    const parent = (pkg[head] ?? {}) as Record<string, unknown>;
     parent[rest.join('.')] = JSON.parse(value);
+    pkg[head] = parent;
   }
   const node = server.fs.get(path);
   if (node?.type === 'file') node.content = `${JSON.stringify(pkg, null, 2)}\n`;
