@@ -2,6 +2,7 @@ import type { CommandResult } from '../executor.js';
 import type { StepContext } from '../step.js';
 import { AS_ROOT, run, StepCommandFailed, StepError } from './commands.js';
 import { type Ownership, sha256 } from './remote-files.js';
+import { RELOAD_NGINX, reportNginxReload } from './services.js';
 
 /**
  * Installs a configuration file the safe way (ARCHITECTURE §3): render → write to a temporary path
@@ -44,6 +45,9 @@ if [ "$have" = "$want" ]; then echo enabled
 elif [ -n "$have" ]; then rm -f -- "$old"; echo updated
 else echo created; fi`;
 
+/** The same, then (only after a change that passed its test) nginx reloaded: one round trip for a vhost. */
+export const INSTALL_CONFIG_THEN_RELOAD_NGINX = `${INSTALL_CONFIG_SCRIPT}\n${RELOAD_NGINX}`;
+
 export interface ConfigFile {
   path: string;
   content: string;
@@ -52,6 +56,8 @@ export interface ConfigFile {
   test?: readonly string[];
   /** A symlink to the file that enables it (sites-enabled): made before the test, removed when it fails. */
   enableLink?: string;
+  /** Reload nginx once the change passed its test, in the same round trip (services.ts: RELOAD_NGINX). */
+  reloadNginx?: boolean;
 }
 
 export type ConfigChange = 'unchanged' | 'created' | 'updated';
@@ -81,7 +87,7 @@ export async function installConfigFile(ctx: StepContext, file: ConfigFile): Pro
   const argv = [
     'sh',
     '-c',
-    INSTALL_CONFIG_SCRIPT,
+    file.reloadNginx ? INSTALL_CONFIG_THEN_RELOAD_NGINX : INSTALL_CONFIG_SCRIPT,
     'sh',
     file.path,
     mode,
@@ -95,8 +101,9 @@ export async function installConfigFile(ctx: StepContext, file: ConfigFile): Pro
   const failedTest = /^test-failed (\d+)$/m.exec(result.stdout);
   if (failedTest) throw new ConfigTestFailed(file.path, { code: Number(failedTest[1]), stdout: '', stderr: result.stderr });
   if (result.code !== 0) throw new StepCommandFailed(argv, result, `install ${file.path}`);
-  const said = result.stdout.trim();
+  const [said = '', ...rest] = result.stdout.split('\n');
   if (said === 'unchanged') return 'unchanged';
+  if (file.reloadNginx) reportNginxReload(ctx, rest.join('\n'));
   // 'enabled': the file was right, its link was not. A dry run says nothing: as on a bare server.
   return said === 'updated' || said === 'enabled' ? 'updated' : 'created';
 }

@@ -4,7 +4,7 @@ import { installConfigFile } from './config-file.js';
 import { claim } from './ledger.js';
 import { hashOf, kindOf, linkOf, probe } from './probe.js';
 import { ROOT_FILE, sha256 } from './remote-files.js';
-import { NGINX_TEST, reloadNginx } from './services.js';
+import { NGINX_TEST } from './services.js';
 import { siteLayout } from './site-layout.js';
 import { serverNames, vhostBackend } from './vhost-backend.js';
 
@@ -52,19 +52,19 @@ export function ensureNginxVhost(options: VhostOptions = {}): Step {
           ctx.log(`nginx vhost ${layout.vhost} is in place`);
           return;
         }
-        // Written, enabled and tested in one round trip; a failed test removes the link it made and
-        // restores the file (a vhost that was right but not enabled — a job stopped in between —
-        // is only enabled and tested).
+        // Written, enabled, tested and nginx reloaded in one round trip; a failed test removes the
+        // link it made and restores the file, and nothing reloads (a vhost that was right but not
+        // enabled — a job stopped in between — is only enabled, tested and reloaded).
         const change = await installConfigFile(ctx, {
           path: layout.vhost,
           content,
           ownership: ROOT_FILE,
           test: NGINX_TEST,
           ...(enabled ? {} : { enableLink: layout.vhostEnabled }),
+          reloadNginx: true,
         });
         if (change === 'unchanged') return; // made right in between, by an earlier attempt's command
         ctx.log(`${change === 'created' ? 'created' : 'updated'} nginx vhost ${layout.vhost} and enabled it`);
-        await reloadNginx(ctx);
       });
     },
   };

@@ -7,14 +7,16 @@ import type { PathKind } from './remote-files.js';
  * Several reads of the server's state in ONE round trip. A step that needs to know five things
  * before it changes anything asks for them together instead of paying a round trip for each (each
  * command is one SSH channel). The script is constant; every query is a pair of positional
- * arguments (what to read, of what). Answers end in NUL, which no answer can contain, so a link
+ * arguments (what to read, of what); kinds come from the shell's own tests, without a process
+ * each, which counts on a busy server. Answers end in NUL, which no answer can contain, so a link
  * target with a newline cannot pose as the next answer. Every answer is "absent" when empty, so a
  * dry-run executor (which answers nothing) shows what a bare server would get.
  */
 export const PROBE_SCRIPT = `while [ "$#" -ge 2 ]; do
   r=
   case $1 in
-    kind) r=$(stat -c %F -- "$2" 2>/dev/null) ;;
+    kind) if [ -L "$2" ]; then r='symbolic link'; elif [ -d "$2" ]; then r=directory
+      elif [ -f "$2" ]; then r='regular file'; elif [ -e "$2" ]; then r=other; fi ;;
     mode) r=$(stat -c %a -- "$2" 2>/dev/null) ;;
     hash) r=$(sha256sum -- "$2" 2>/dev/null) ;;
     link) r=$(readlink -- "$2" 2>/dev/null) ;;

@@ -30,6 +30,9 @@ export function testNginx(ctx: StepContext): Promise<CommandResult> {
   return run(ctx, NGINX_TEST, AS_ROOT);
 }
 
+/** Debian's nginx.conf writes its master's pid here. */
+export const NGINX_PID_FILE = '/run/nginx.pid';
+
 /**
  * Reloads nginx gracefully, or starts it when it is not running; returns once the new
  * configuration is what answers. `nginx -s reload` (and systemd's reload, which runs it) only
@@ -39,23 +42,28 @@ export function testNginx(ctx: StepContext): Promise<CommandResult> {
  * all in one round trip (RELOAD_NGINX).
  */
 export async function reloadNginx(ctx: StepContext): Promise<void> {
-  const result = await mustRun(ctx, ['sh', '-c', RELOAD_NGINX, 'sh', NGINX_PID_FILE], AS_ROOT, 'reload nginx');
-  const said = result.stdout.split('\n');
+  const result = await mustRun(ctx, ['sh', '-c', RELOAD_NGINX], AS_ROOT, 'reload nginx');
+  reportNginxReload(ctx, result.stdout);
+}
+
+/** Logs what RELOAD_NGINX says it did (it also ends config-file.ts's script for vhosts). */
+export function reportNginxReload(ctx: StepContext, stdout: string): void {
+  const said = stdout.split('\n');
   if (said.includes('started')) ctx.log('started nginx (it was not running)');
   else ctx.log(said.includes('systemd') ? 'reloaded nginx (systemd)' : 'reloaded nginx');
   if (said.includes('still-accepting')) ctx.log('nginx’s previous workers still accept connections 5 s after the reload');
 }
 
 /**
- * $1 nginx's pid file. The master's children before the reload (none when nginx does not run or
- * the kernel does not list children); systemd's reload when systemd is PID 1 (the directory exists
+ * Takes no arguments, so it can end another script (config-file.ts). The master's children before
+ * the reload (none when nginx does not run or the kernel does not list children); systemd's reload when systemd is PID 1 (the directory exists
  * only then: an installed but unused systemctl is no proof), else the signal, else a start (no or
  * a stale pid file). Then up to 5 s, looking every 10 ms (they usually let go within a few ms),
  * until none of the old workers accepts any more: each has exited or calls itself "worker process
  * is shutting down", which an old worker does once it closed its listening sockets — by then the
  * master has started the new workers. Prints what it did.
  */
-export const RELOAD_NGINX = `m=$(cat -- "$1" 2>/dev/null) old=
+export const RELOAD_NGINX = `m=$(cat -- ${NGINX_PID_FILE} 2>/dev/null) old=
 case $m in ''|0*|*[!0-9]*) ;; *) old=$(cat "/proc/$m/task/$m/children" 2>/dev/null) ;; esac
 if [ -d /run/systemd/system ]; then
   systemctl reload-or-restart nginx || exit
@@ -95,9 +103,6 @@ export async function livePid(ctx: StepContext, pidFile: string): Promise<string
   const alive = await run(ctx, ['kill', '-0', content], AS_ROOT);
   return alive.code === 0 ? content : null;
 }
-
-/** Debian's nginx.conf writes its master's pid here. */
-export const NGINX_PID_FILE = '/run/nginx.pid';
 
 /** Reloads php-fpm of this version (USR2: graceful, re-reads pools), or starts it: one round trip. */
 export async function reloadPhpFpm(ctx: StepContext, pool: FpmPoolLayout): Promise<void> {

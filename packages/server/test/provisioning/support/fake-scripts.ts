@@ -1,5 +1,5 @@
 import type { CommandResult, RunOptions } from '../../../src/provisioning/executor.js';
-import { INSTALL_CONFIG_SCRIPT } from '../../../src/provisioning/steps/config-file.js';
+import { INSTALL_CONFIG_SCRIPT, INSTALL_CONFIG_THEN_RELOAD_NGINX } from '../../../src/provisioning/steps/config-file.js';
 import { PROBE_SCRIPT } from '../../../src/provisioning/steps/probe.js';
 import { RELOAD_NGINX, RELOAD_PHP_FPM } from '../../../src/provisioning/steps/services.js';
 import { ROOT_PART, USER_PART } from '../../../src/provisioning/steps/site-tree.js';
@@ -20,19 +20,17 @@ export function runScript(server: FakeServer, argv: string[], options: RunOption
   const sub = (command: string[], withStdin = false) => server.inner(command, withStdin ? options : noStdin);
   switch (argv[2]) {
     case PROBE_SCRIPT:
-      return probe(args, sub);
+      return probe(server, args, sub);
     case INSTALL_CONFIG_SCRIPT:
       return installConfig(args, sub);
-    case RELOAD_NGINX: {
-      if (server.fs.get('/run/systemd/system')?.type === 'dir') {
-        const done = sub(['systemctl', 'reload-or-restart', 'nginx']);
-        return done.code === 0 ? ok('systemd\n') : done;
-      }
-      // No /proc here (as on a kernel that does not list children): no old workers to wait for.
-      if (sub(['nginx', '-s', 'reload']).code === 0) return ok('');
-      const started = sub(['nginx']);
-      return started.code === 0 ? ok('started\n') : started;
+    case INSTALL_CONFIG_THEN_RELOAD_NGINX: {
+      const installed = installConfig(args, sub);
+      if (installed.code !== 0 || installed.stdout === 'unchanged\n') return installed;
+      const reloaded = reloadNginx(server, sub);
+      return { ...reloaded, stdout: `${installed.stdout}${reloaded.stdout}` };
     }
+    case RELOAD_NGINX:
+      return reloadNginx(server, sub);
     case RELOAD_PHP_FPM: {
       const [unit, pidFile, binary, config] = args as [string, string, string, string];
       if (server.fs.get('/run/systemd/system')?.type === 'dir') {
@@ -79,6 +77,17 @@ export function runScript(server: FakeServer, argv: string[], options: RunOption
 
 type Sub = (command: string[], withStdin?: boolean) => CommandResult;
 
+function reloadNginx(server: FakeServer, sub: Sub): CommandResult {
+  if (server.fs.get('/run/systemd/system')?.type === 'dir') {
+    const done = sub(['systemctl', 'reload-or-restart', 'nginx']);
+    return done.code === 0 ? ok('systemd\n') : done;
+  }
+  // No /proc here (as on a kernel that does not list children): no old workers to wait for.
+  if (sub(['nginx', '-s', 'reload']).code === 0) return ok('');
+  const started = sub(['nginx']);
+  return started.code === 0 ? ok('started\n') : started;
+}
+
 /** What $(…) keeps of a command's output: stdout without its trailing newlines. */
 const answer = (result: CommandResult) => (result.code === 0 ? result.stdout.replace(/\n+$/, '') : '');
 
@@ -90,14 +99,18 @@ function sequence(steps: string[][], sub: Sub): CommandResult {
   return ok();
 }
 
-function probe(args: string[], sub: Sub): CommandResult {
+function probe(server: FakeServer, args: string[], sub: Sub): CommandResult {
   const answers: string[] = [];
   for (let i = 0; i + 1 < args.length; i += 2) {
     const path = args[i + 1]!;
     switch (args[i]) {
-      case 'kind':
-        answers.push(answer(sub(['stat', '-c', '%F', '--', path])));
+      case 'kind': {
+        // The shell's own tests ([ -L ], [ -d ]…): no command runs.
+        const node = server.fs.get(path) ?? server.fs.get(server.fs.resolve(path));
+        const kinds = { link: 'symbolic link', dir: 'directory', file: 'regular file' } as const;
+        answers.push(node ? kinds[node.type] : '');
         break;
+      }
       case 'mode':
         answers.push(answer(sub(['stat', '-c', '%a', '--', path])));
         break;
