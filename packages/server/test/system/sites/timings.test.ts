@@ -7,10 +7,12 @@ import { ExecutorProbe, Harness, type JsonBody, removeSystemUser, runId } from '
 import { curlUntil } from './support/host.js';
 
 /**
- * Issue 3 item 10: time from POST /api/v1/sites to `installed` for static-html and php sites (PHP
- * already on the server) on the loopback server, median of 10, and the SSH round trips per site
- * (commands the executor ran: each one exec channel on the job's one connection). Targets:
- * static-html ≤ 3 s, php ≤ 5 s. The figures are printed and written to .test-output/.
+ * Time from POST /api/v1/sites to `installed` for static-html and php sites on a server that has
+ * what they need (nginx, PHP 8.2: the warm-up site of each type brings it), median of 10, and the
+ * SSH round trips per site (commands the executor ran: each one exec channel on the job's one
+ * connection), with the time spent in them. Targets: static-html ≤ 1 s, php ≤ 1.5 s (they were
+ * 3 s and 5 s). The server is the test host (SITEPLANE_TEST_HOST); the figures are printed and
+ * written to .test-output/.
  */
 const id = runId();
 const user = `spb${id}`;
@@ -20,6 +22,8 @@ const repoRoot = join(import.meta.dirname, '../../../../..');
 interface Sample {
   ms: number;
   roundTrips: number;
+  /** Time the job's commands took, from sending each to its answer (they run one after another). */
+  commandMs: number;
 }
 
 const median = (values: number[]) => {
@@ -28,7 +32,7 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-describe('time to installed and SSH round trips per site (issue 3 item 10)', () => {
+describe('time to installed and SSH round trips per site', () => {
   let h: Harness;
   const probe = new ExecutorProbe();
   const results: Record<string, { create: Sample[]; remove: Sample[] }> = {};
@@ -50,8 +54,9 @@ describe('time to installed and SSH round trips per site (issue 3 item 10)', () 
     await h.waitFor(site.uuid, ['installed', 'failed'], 60_000, 10);
     const ms = performance.now() - started;
     await h.waitInstalled(site);
-    const roundTrips = probe.runs.filter((r) => r.exec >= execsBefore).length;
-    return { sample: { ms, roundTrips }, site };
+    const runs = probe.runs.filter((r) => r.exec >= execsBefore);
+    const commandMs = runs.reduce((sum, r) => sum + r.end - r.start, 0);
+    return { sample: { ms, roundTrips: runs.length, commandMs }, site };
   }
 
   async function timeDelete(site: JsonBody): Promise<Sample> {
@@ -61,12 +66,13 @@ describe('time to installed and SSH round trips per site (issue 3 item 10)', () 
     await h.waitFor(site.uuid, ['gone', 'delete_failed'], 60_000, 10);
     const ms = performance.now() - started;
     await h.waitGone(site, del.operation.uuid);
-    return { ms, roundTrips: probe.runs.filter((r) => r.exec >= execsBefore).length };
+    const runs = probe.runs.filter((r) => r.exec >= execsBefore);
+    return { ms, roundTrips: runs.length, commandMs: runs.reduce((sum, r) => sum + r.end - r.start, 0) };
   }
 
   for (const [type, targetMs] of [
-    ['static-html', 3_000],
-    ['php', 5_000],
+    ['static-html', 1_000],
+    ['php', 1_500],
   ] as const) {
     it(`${type}: median of ${RUNS} creates within ${targetMs} ms`, async () => {
       // Warm-up (not counted): the first site of the suite creates the system user, starts nginx / php-fpm.
@@ -90,7 +96,7 @@ describe('time to installed and SSH round trips per site (issue 3 item 10)', () 
       const createMedian = median(create.map((s) => s.ms));
       console.info(
         `${type}: POST→installed median ${Math.round(createMedian)} ms (min ${Math.round(Math.min(...create.map((s) => s.ms)))}, max ${Math.round(Math.max(...create.map((s) => s.ms)))}), ` +
-          `${median(create.map((s) => s.roundTrips))} round trips; delete median ${Math.round(median(remove.map((s) => s.ms)))} ms, ` +
+          `${median(create.map((s) => s.roundTrips))} round trips taking ${Math.round(median(create.map((s) => s.commandMs)))} ms; delete median ${Math.round(median(remove.map((s) => s.ms)))} ms, ` +
           `${median(remove.map((s) => s.roundTrips))} round trips; warm-up ${Math.round(warm.sample.ms)} ms`,
       );
       expect(createMedian).toBeLessThanOrEqual(targetMs);
@@ -117,6 +123,7 @@ describe('time to installed and SSH round trips per site (issue 3 item 10)', () 
             create_ms: r.create.map((s) => Math.round(s.ms)),
             create_median_ms: Math.round(median(r.create.map((s) => s.ms))),
             create_round_trips: median(r.create.map((s) => s.roundTrips)),
+            create_command_ms_median: Math.round(median(r.create.map((s) => s.commandMs))),
             create_round_trips_min_max: [
               Math.min(...r.create.map((s) => s.roundTrips)),
               Math.max(...r.create.map((s) => s.roundTrips)),
