@@ -8,6 +8,7 @@ import type { ProvisionedSite, ProvisioningSettings, Recipe, Step, StepContext }
 import { ledgerFor, resourceUsedByOtherSite } from '../storage/ledger-store.js';
 import { OperationJournal, redactor } from '../storage/operation-journal.js';
 import type { Database } from '../storage/schema.js';
+import { mergeServerFacts } from '../storage/server-facts.js';
 import { abandon, type OperationRun, recordFailure, recordGivenUp, recordSuccess } from './operation-outcome.js';
 import { type JobRow, stillHolds } from './queue.js';
 import type { NamedLocks } from './server-locks.js';
@@ -129,12 +130,8 @@ export async function runSiteJob(deps: SiteJobDeps, job: JobRow, signal: JobSign
       withServerLock: (name, fn) => deps.locks.withLock(`${server.uuid}:${name}`, fn),
       sharedResourceInUse: (entry) => resourceUsedByOtherSite(db, server.uuid, site.uuid, entry),
       updateFacts: async (patch) => {
-        Object.assign(facts, patch);
-        await db
-          .updateTable('servers')
-          .set({ facts: JSON.stringify(facts), facts_at: now() })
-          .where('uuid', '=', server.uuid)
-          .execute();
+        const merged = await deps.locks.withLock(`${server.uuid}:facts`, () => mergeServerFacts(db, server.uuid, patch, now()));
+        Object.assign(facts, merged);
       },
     };
     for (const [idx, step] of steps.entries()) {

@@ -24,24 +24,28 @@ export function ensureNode(): Step {
       if (wanted === null) throw new StepError(`Node.js version ${JSON.stringify(plan.version)} has no major number`);
       const minimum = minimumNodeMajor(ctx.site.type, numberOption(ctx.site, 'site_type_version')) ?? 0;
 
-      const current = await nodeVersion(ctx);
-      const major = nodeMajor(current);
-      if (major !== null) {
-        const tooOld = major < minimum || (plan.action === 'upgrade' && major < wanted);
-        if (!tooOld) {
-          ctx.log(`Node.js ${current} is installed; reusing it`);
-          return;
+      // Decided under the packages lock: sites created together all plan "install 22.x" on a server
+      // without Node, and the second must find what the first installed instead of installing again.
+      const reused = await ctx.withServerLock('packages', async () => {
+        const current = await nodeVersion(ctx);
+        const major = nodeMajor(current);
+        if (major !== null) {
+          const tooOld = major < minimum || (plan.action === 'upgrade' && major < wanted);
+          if (!tooOld) {
+            ctx.log(`Node.js ${current} is installed; reusing it`);
+            return true;
+          }
+          if (!upgradesInstalledNode(ctx.site.type)) {
+            throw new StepError(
+              `Node.js ${current} on this server is older than ${minimum}.x that ${ctx.site.type} needs; the server's sites share one Node.js, and a ${ctx.site.type} site does not upgrade it`,
+            );
+          }
+          ctx.log(`Node.js ${current} is older than ${wanted}.x that this site needs; upgrading`);
         }
-        if (!upgradesInstalledNode(ctx.site.type)) {
-          throw new StepError(
-            `Node.js ${current} on this server is older than ${minimum}.x that ${ctx.site.type} needs; the server's sites share one Node.js, and a ${ctx.site.type} site does not upgrade it`,
-          );
-        }
-        ctx.log(`Node.js ${current} is older than ${wanted}.x that this site needs; upgrading`);
-      }
-      await ctx.withServerLock('packages', () =>
-        ctx.settings.nodeSource === 'npm' ? installNodeFromNpm(ctx, wanted) : installFromApt(ctx, wanted),
-      );
+        await (ctx.settings.nodeSource === 'npm' ? installNodeFromNpm(ctx, wanted) : installFromApt(ctx, wanted));
+        return false;
+      });
+      if (reused) return;
       const installed = await nodeVersion(ctx);
       // A dry-run server answers nothing; a real one must now run the major it was given.
       if (installed !== null && nodeMajor(installed) !== wanted) {
