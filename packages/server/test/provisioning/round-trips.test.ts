@@ -21,8 +21,8 @@ async function serverWithFirstSite(type: 'static-html' | 'php') {
 
 describe('round trips per site', () => {
   it.each([
-    ['static-html', 7],
-    ['php', 9],
+    ['static-html', 6],
+    ['php', 8],
   ] as const)('%s: a second site of the user takes %i', async (type, budget) => {
     const server = await serverWithFirstSite(type);
     const site = siteOf(type);

@@ -8,7 +8,7 @@ import { LocalExecutor } from '../../src/provisioning/executors/local.js';
 import { ConfigTestFailed, installConfigFile } from '../../src/provisioning/steps/config-file.js';
 import { hashOf, kindOf, linkOf, livePidOf, modeOf, probe } from '../../src/provisioning/steps/probe.js';
 import { sha256 } from '../../src/provisioning/steps/remote-files.js';
-import { makeUserPart } from '../../src/provisioning/steps/site-tree.js';
+import { USER_PART } from '../../src/provisioning/steps/site-tree.js';
 import { makeContext } from './support/context.js';
 import { siteOf } from './support/sites.js';
 
@@ -126,22 +126,25 @@ describe('the config file script', () => {
 });
 
 describe("the site user's part of a site directory", () => {
+  // Run as whoever runs the tests (the step runs it through runuser as the site's user).
+  const userPart = (root: string, link: boolean, dir = '', file = '', content = '') =>
+    asMe.run(['sh', '-c', USER_PART, 'sh', root, link ? 'link' : '', dir, file], { stdin: content, umask: '077' });
+
   it('makes the releases, `current` and the placeholder, and later only what is missing', async () => {
     const root = join(dir, 'example.com');
     mkdirSync(root);
-    const placeholder = {
-      dir: join(root, 'releases/initial/web'),
-      file: join(root, 'releases/initial/web/index.html'),
-      content: 'hi\n',
-    };
-    await makeUserPart(ctx(), { user: me, root, link: true, placeholder });
+    const web = join(root, 'releases/initial/web');
+    const made = await userPart(root, true, web, join(web, 'index.html'), 'hi\n');
+    expect(made.code, made.stderr).toBe(0);
     expect(readlinkSync(join(root, 'current'))).toBe('releases/initial');
-    expect(readFileSync(placeholder.file, 'utf8')).toBe('hi\n');
+    expect(readFileSync(join(web, 'index.html'), 'utf8')).toBe('hi\n');
     expect(lstatSync(join(root, 'shared')).isDirectory()).toBe(true);
-    expect(lstatSync(placeholder.file).mode & 0o777).toBe(0o644);
+    // Its own umask 022, whatever it was started with: nginx reads the files.
+    expect(lstatSync(join(web, 'index.html')).mode & 0o777).toBe(0o644);
+    expect(lstatSync(web).mode & 0o777).toBe(0o755);
     rmSync(join(root, 'shared'), { recursive: true });
-    await makeUserPart(ctx(), { user: me, root, link: false });
+    expect((await userPart(root, false)).code).toBe(0);
     expect(lstatSync(join(root, 'shared')).isDirectory()).toBe(true);
-    expect(readFileSync(placeholder.file, 'utf8')).toBe('hi\n');
+    expect(readFileSync(join(web, 'index.html'), 'utf8')).toBe('hi\n');
   });
 });

@@ -3,7 +3,7 @@ import { PLACEHOLDER_APP_FILE, renderPlaceholderApp, renderPlaceholderPage } fro
 import { claim } from './ledger.js';
 import { kindOf, linkOf, modeOf, probe } from './probe.js';
 import { below, INITIAL_RELEASE, type SiteLayout, siteLayout } from './site-layout.js';
-import { makeRootPart, makeUserPart } from './site-tree.js';
+import { makeSiteDirectories } from './site-tree.js';
 
 /**
  * What the first release holds until a deployment: a page at `pageDir` (relative to the release:
@@ -20,8 +20,8 @@ const FIRST = `releases/${INITIAL_RELEASE}`;
 /**
  * /home/<user>/<domain>/ with releases/initial, `current` → releases/initial and shared/, owned
  * by the user; and the site's ACME challenge directory (owned by root, outside the user's reach).
- * A new site costs three round trips: one probe of everything, then root's part and the user's
- * part (site-tree.ts). A resumed job makes only what the probe found missing.
+ * A new site costs two round trips: one probe of everything, then one command for root's part and
+ * the user's (site-tree.ts). A resumed job makes only what the probe found missing.
  */
 export function ensureSiteDirectory(placeholder: Placeholder): Step {
   return {
@@ -57,15 +57,6 @@ export function ensureSiteDirectory(placeholder: Placeholder): Step {
 
       // nginx (www-data) must pass through the home directory to read the site's files.
       const traversable = homeMode !== null && (Number.parseInt(homeMode.slice(-1), 8) & 1) === 1;
-      await makeRootPart(ctx, {
-        ...(traversable ? {} : { traversableHome: layout.home }),
-        ...(rootExists ? {} : { siteRoot: { path: layout.root, owner: layout.user } }),
-        ...(acmeExists ? {} : { acmeDir: layout.acmeDir }),
-      });
-      if (!traversable) ctx.log(`made ${layout.home} traversable for nginx (o+x)`);
-      if (!rootExists) ctx.log(`created ${layout.root}`);
-      if (!acmeExists) ctx.log(`created ${layout.acmeDir} for HTTP-01 challenges`);
-
       // In a directory created just now nothing else can be there.
       const fresh = !rootExists;
       const dirsMissing = fresh || releases === null || initial === null || shared === null;
@@ -73,13 +64,18 @@ export function ensureSiteDirectory(placeholder: Placeholder): Step {
       // Only the first release gets a placeholder; once deployed, `current` points elsewhere.
       const target = link ? FIRST : current;
       const writePlaceholder = file !== null && target === FIRST && (fresh || fileKind === null);
-      if (!dirsMissing && !link && !writePlaceholder) return;
-      await makeUserPart(ctx, {
-        user: layout.user,
-        root: layout.root,
-        link,
-        ...(writePlaceholder ? { placeholder: file } : {}),
+      const tree = dirsMissing || link || writePlaceholder;
+      await makeSiteDirectories(ctx, {
+        ...(traversable ? {} : { traversableHome: layout.home }),
+        ...(rootExists ? {} : { siteRoot: { path: layout.root, owner: layout.user } }),
+        ...(acmeExists ? {} : { acmeDir: layout.acmeDir }),
+        ...(tree
+          ? { tree: { user: layout.user, root: layout.root, link, ...(writePlaceholder ? { placeholder: file } : {}) } }
+          : {}),
       });
+      if (!traversable) ctx.log(`made ${layout.home} traversable for nginx (o+x)`);
+      if (!rootExists) ctx.log(`created ${layout.root}`);
+      if (!acmeExists) ctx.log(`created ${layout.acmeDir} for HTTP-01 challenges`);
       if (dirsMissing) ctx.log(`created ${layout.releases}, ${layout.initialRelease}, ${layout.shared} as ${layout.user}`);
       if (link) ctx.log(`linked ${layout.current} to ${FIRST}`);
       if (writePlaceholder) ctx.log(`wrote the placeholder ${file.file}`);

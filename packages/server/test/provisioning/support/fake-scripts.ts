@@ -2,7 +2,7 @@ import type { CommandResult, RunOptions } from '../../../src/provisioning/execut
 import { INSTALL_CONFIG_SCRIPT, INSTALL_CONFIG_THEN_RELOAD_NGINX } from '../../../src/provisioning/steps/config-file.js';
 import { PROBE_SCRIPT } from '../../../src/provisioning/steps/probe.js';
 import { RELOAD_NGINX, RELOAD_PHP_FPM } from '../../../src/provisioning/steps/services.js';
-import { ROOT_PART, USER_PART } from '../../../src/provisioning/steps/site-tree.js';
+import { SITE_DIRECTORIES } from '../../../src/provisioning/steps/site-tree.js';
 import { fail, ok } from './fake-commands.js';
 import type { FakeServer } from './fake-server.js';
 
@@ -47,28 +47,40 @@ export function runScript(server: FakeServer, argv: string[], options: RunOption
       const started = sub([binary, '--fpm-config', config]);
       return started.code === 0 ? ok('started\n') : started;
     }
-    case ROOT_PART: {
-      const [home, root, owner, acme] = args as [string, string, string, string];
+    case SITE_DIRECTORIES: {
+      const [home, root, owner, acme, user, siteRoot, link, dir, file] = args as [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+      ];
       const steps: string[][] = [];
       if (home) steps.push(['chmod', 'o+x', '--', home]);
       if (root) steps.push(['mkdir', '-m', '0755', '--', root], ['chown', '-h', `${owner}:${owner}`, '--', root]);
       if (acme) steps.push(['install', '-d', '-m', '0755', '-o', 'root', '-g', 'root', '--', acme]);
-      return sequence(steps, sub);
-    }
-    case USER_PART: {
-      const [root, link, dir, file] = args as [string, string, string, string];
-      if (server.fs.get(server.fs.resolve(root))?.type !== 'dir') return fail(`sh: cd: can't cd to ${root}`, 2);
-      const steps: string[][] = [['mkdir', '-p', '--', `${root}/releases/initial`, `${root}/shared`]];
+      const rooted = sequence(steps, sub);
+      if (rooted.code !== 0 || !user) return rooted;
+      // `runuser -u USER -- sh -c USER_PART …`: the rest runs as the site's user.
+      const asUser: RunOptions = { ...options, asUser: user, umask: '022' };
+      const { stdin: _content, ...asUserNoStdin } = asUser;
+      const userSub: Sub = (command, withStdin = false) => server.inner(command, withStdin ? asUser : asUserNoStdin);
+      if (server.fs.get(server.fs.resolve(siteRoot))?.type !== 'dir') return fail(`sh: cd: can't cd to ${siteRoot}`, 2);
+      const userSteps: string[][] = [['mkdir', '-p', '--', `${siteRoot}/releases/initial`, `${siteRoot}/shared`]];
       if (link === 'link')
-        steps.push(
-          ['ln', '-s', '-f', '-n', '--', 'releases/initial', `${root}/current.siteplane-new`],
-          ['mv', '-f', '-T', '--', `${root}/current.siteplane-new`, `${root}/current`],
+        userSteps.push(
+          ['ln', '-s', '-f', '-n', '--', 'releases/initial', `${siteRoot}/current.siteplane-new`],
+          ['mv', '-f', '-T', '--', `${siteRoot}/current.siteplane-new`, `${siteRoot}/current`],
         );
-      if (file) steps.push(['mkdir', '-p', '--', dir]);
-      const made = sequence(steps, sub);
+      if (file) userSteps.push(['mkdir', '-p', '--', dir]);
+      const made = sequence(userSteps, userSub);
       if (made.code !== 0 || !file) return made;
       // `cat > file`: what dd of=file does, as the user.
-      return sub(['dd', `of=${file}`, 'status=none'], true);
+      return userSub(['dd', `of=${file}`, 'status=none'], true);
     }
     default:
       return null;
