@@ -1,11 +1,18 @@
 #!/usr/bin/env node
-// Runs every test: the whole suite on SQLite (with the system tests when this is root on a machine
-// where scripts/test-env can install and start sshd, nginx, PHP-FPM and Pebble), then the storage,
-// queue and HTTP suites again on PostgreSQL. Ends with the line `N passed, N failed`.
+// Runs every test: the whole suite on SQLite (with the system tests when this is root: a loopback
+// sshd and Pebble from scripts/test-env, and a pristine Debian test host that Siteplane provisions
+// from nothing — scripts/test-env/test-host.sh), then the storage, queue and HTTP suites again on
+// PostgreSQL. Ends with the line `N passed, N failed`.
+//   --system-only          only the system tests
+//   --fresh-only [--os X]  only the pristine-host suites (test/system/fresh), on Debian 12 or 13
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 
-const args = new Set(process.argv.slice(2));
+const argv = process.argv.slice(2);
+const args = new Set(argv);
+const osIndex = argv.indexOf('--os');
+const hostOs = osIndex >= 0 ? argv[osIndex + 1] : 'debian12';
+const freshOnly = args.has('--fresh-only');
 const isRoot = process.getuid?.() === 0;
 const wantSystem = !args.has('--no-system') && process.env.SITEPLANE_SYSTEM_TESTS !== '0';
 const systemOnly = args.has('--system-only');
@@ -16,8 +23,19 @@ function sh(cmd, argv, env = {}) {
   return r.status ?? 1;
 }
 
+// The shared pristine host: the fresh suites provision it from nothing, the other sites suites
+// then use it as Siteplane left it. Stopped (and removed) at the end, whatever happened.
+const HOST = 'main';
+let hostStarted = false;
+function stopHost() {
+  if (hostStarted) sh('bash', ['scripts/test-env/test-host.sh', 'stop', HOST]);
+  hostStarted = false;
+}
+process.on('exit', stopHost);
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(1));
+
 let system = false;
-if (wantSystem && isRoot) {
+if ((wantSystem || freshOnly) && isRoot) {
   for (const script of ['scripts/test-env/setup.sh', 'scripts/test-env/pebble.sh']) {
     if (!existsSync(script)) continue;
     if (sh('bash', [script]) !== 0) {
@@ -25,22 +43,53 @@ if (wantSystem && isRoot) {
       process.exit(1);
     }
   }
+  // Images of other OSes the fresh suites start (their own hosts) are built here, not in a test's time.
+  if (sh('bash', ['scripts/test-env/test-host.sh', 'build', '--os', hostOs]) !== 0) process.exit(1);
+  const started = spawnSync('bash', ['scripts/test-env/test-host.sh', 'start', HOST, '--index', '1', '--os', hostOs], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (started.status !== 0) {
+    console.error('the test host did not start: the system tests cannot run');
+    process.exit(1);
+  }
+  hostStarted = true;
+  console.log(started.stdout.trim());
   system = true;
-} else if (wantSystem) {
+} else if (wantSystem || freshOnly) {
   console.log('Not root: the system tests (real sshd, nginx, PHP-FPM, Pebble) are skipped. Run as root to include them.');
 }
 
 const runs = [];
-const vitest = (name, paths, env) => {
+const vitest = (name, paths, env, extra = []) => {
   const out = `.test-output/${name}.json`;
-  const code = sh('npx', ['vitest', 'run', ...paths, '--reporter=default', '--reporter=json', `--outputFile.json=${out}`], env);
+  const code = sh(
+    'npx',
+    ['vitest', 'run', ...paths, ...extra, '--reporter=default', '--reporter=json', `--outputFile.json=${out}`],
+    env,
+  );
   runs.push({ name, out, code });
 };
 
-if (systemOnly) {
-  vitest('system', ['packages/server/test/system'], { SITEPLANE_SYSTEM_TESTS: '1' });
+const FRESH = 'packages/server/test/system/fresh';
+// The fresh suites spend their time waiting on their hosts (apt, npm): each file runs in a worker
+// of its own, on a host of its own, side by side.
+const SIDE_BY_SIDE = ['--maxWorkers=3', '--minWorkers=1'];
+const hostEnv = { SITEPLANE_TEST_HOST: HOST, SITEPLANE_TEST_HOST_OS: hostOs };
+if (freshOnly) {
+  if (system) vitest(`fresh-${hostOs}`, [FRESH], { SITEPLANE_SYSTEM_TESTS: '1', ...hostEnv }, SIDE_BY_SIDE);
+} else if (systemOnly) {
+  if (system) vitest('fresh', [FRESH], { SITEPLANE_SYSTEM_TESTS: '1', ...hostEnv }, SIDE_BY_SIDE);
+  vitest('system', ['packages/server/test/system'], { SITEPLANE_SYSTEM_TESTS: '1', SITEPLANE_SKIP_FRESH: '1', ...hostEnv });
 } else {
-  vitest('sqlite', [], { SITEPLANE_SYSTEM_TESTS: system ? '1' : '0', SITEPLANE_TEST_DB: 'sqlite' });
+  // The pristine host first: its suites must be the first to touch it.
+  if (system) vitest('fresh', [FRESH], { SITEPLANE_SYSTEM_TESTS: '1', SITEPLANE_TEST_DB: 'sqlite', ...hostEnv }, SIDE_BY_SIDE);
+  vitest('sqlite', [], {
+    SITEPLANE_SYSTEM_TESTS: system ? '1' : '0',
+    SITEPLANE_SKIP_FRESH: '1',
+    SITEPLANE_TEST_DB: 'sqlite',
+    ...hostEnv,
+  });
   vitest(
     'postgres',
     ['packages/server/test/http', 'packages/server/test/storage', 'packages/server/test/jobs', 'packages/server/test/tls'],
@@ -68,5 +117,6 @@ for (const run of runs) {
   failed += report.testResults.filter((f) => f.status === 'failed' && f.assertionResults.length === 0).length;
   if (run.code !== 0 && report.numFailedTests === 0 && report.numFailedTestSuites === 0) failed += 1;
 }
+stopHost();
 console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed > 0 || passed === 0 ? 1 : 0);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Prepares this machine (Debian 12, no systemd, run as root) for Siteplane's system tests:
-#   - installs the system-test packages (only those missing; apt-get update only when needed),
+#   - installs the few packages the harness itself uses (only those missing; apt-get update only
+#     when needed) — nothing a site needs: the sites suites run on the pristine test host,
 #   - creates the users the tests log in as / run as (spdeploy with passwordless sudo, spsite),
 #   - starts a dedicated sshd on 127.0.0.1:2222 with its own config, host key and client key
 #     under $STATE_DIR/ssh, unless it is already running.
@@ -11,14 +12,11 @@ set -euo pipefail
 STATE_DIR="${SITEPLANE_TEST_STATE_DIR:-/var/lib/siteplane-test}"
 SSH_DIR="$STATE_DIR/ssh"
 SSH_PORT="${SITEPLANE_TEST_SSH_PORT:-2222}"
-# The sites suite (test/system/sites) also needs: every PHP extension ensure-php.ts installs (so no
-# test waits for apt), the database clients it logs in with, and Debian's wordpress and phpmyadmin
-# trees as offline sources (WORDPRESS_SOURCE=/usr/share/wordpress, PHPMYADMIN_SOURCE=/usr/share/phpmyadmin),
-# with the default theme that wp_install activates (a Recommends of wordpress).
-PACKAGES=(openssh-server openssh-client nginx php8.2-fpm php8.2-cli php8.2-mysql php8.2-pgsql php8.2-mbstring
-  php8.2-xml php8.2-curl php8.2-zip mariadb-client postgresql-client wordpress wordpress-theme-twentytwentythree
-  phpmyadmin git curl sudo
-  coreutils util-linux procps)
+# Only what the tests themselves use on this machine: the loopback sshd of the executor tests and
+# the clients the suites check with. Everything a site needs (nginx, PHP, databases, Node, PM2,
+# WordPress, phpMyAdmin) is installed by Siteplane itself on the pristine test host
+# (test-host.sh), never here.
+PACKAGES=(openssh-server openssh-client git curl sudo coreutils util-linux procps debootstrap iptables zstd)
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "setup.sh must run as root" >&2
@@ -47,15 +45,6 @@ apt_update() {
   fi
 }
 
-# phpmyadmin's maintainer scripts would create a `phpmyadmin` MariaDB user and database (dbconfig)
-# and configure apache: the tests' phpMyAdmin site creates that user itself.
-if command -v debconf-set-selections >/dev/null 2>&1; then
-  debconf-set-selections <<'SEL'
-phpmyadmin phpmyadmin/dbconfig-install boolean false
-phpmyadmin phpmyadmin/reconfigure-webserver multiselect
-SEL
-fi
-
 if [ "${#missing[@]}" -gt 0 ]; then
   : >"$APT_LOG"
   updated=0
@@ -83,18 +72,6 @@ if [ "${#missing[@]}" -gt 0 ]; then
     fi
   fi
   echo "installed: ${missing[*]}"
-fi
-
-# --- PM2 -----------------------------------------------------------------------------------------
-# Node sites run under PM2 (ensure-pm2.ts would install it with npm during the first Node site;
-# installed here so the suite does not wait for the registry).
-if ! command -v pm2 >/dev/null 2>&1; then
-  npm install --global --no-audit --no-fund --loglevel=error pm2@7 >>"$APT_LOG" 2>&1 || {
-    echo "npm install -g pm2 failed; see $APT_LOG" >&2
-    tail -n 20 "$APT_LOG" >&2
-    exit 1
-  }
-  echo "installed: pm2 (npm, global)"
 fi
 
 # --- users ----------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectFacts } from '../../../src/provisioning/detect-facts.js';
@@ -33,15 +33,29 @@ function pm2Expected(): string | null {
   return (JSON.parse(readFileSync(join(root, 'pm2', 'package.json'), 'utf8')) as { version: string }).version;
 }
 
-// What this machine kind has (scripts/test-env/setup.sh + the preinstalled databases).
+/** PHP versions by their versioned binaries, read here without the product's script. */
+function phpExpected(): string[] {
+  const names = readdirSync('/usr/bin').concat(readdirSync('/usr/sbin'));
+  const versions = names.flatMap((name) => /^php(?:-fpm)?(\d+\.\d+)$/.exec(name)?.[1] ?? []);
+  return [...new Set(versions)].sort();
+}
+
+/** nginx's version as `nginx -v` prints it (on stderr), or null where nginx is not installed. */
+function nginxExpected(): string | null {
+  const result = spawnSync('nginx', ['-v'], { encoding: 'utf8' });
+  return /nginx\/([\d.]+)/.exec(`${result.stderr ?? ''}${result.stdout ?? ''}`)?.[1] ?? null;
+}
+
+// What this machine kind has: the preinstalled databases, Node, and whatever PHP or nginx earlier
+// suites had the product install here (none on a fresh machine), each read independently.
 const expected = () => ({
   os: 'debian 12',
   arch: execFileSync('uname', ['-m'], { encoding: 'utf8' }).trim(),
-  php: ['8.2'],
+  php: phpExpected(),
   node: execFileSync('node', ['-v'], { encoding: 'utf8' }).trim().replace(/^v/, ''),
   mysql: 'mariadb1011',
   postgresql: 'postgresql15',
-  nginx: expect.stringMatching(/^1\.22\.\d+$/),
+  nginx: nginxExpected(),
   pm2: pm2Expected(),
 });
 

@@ -1,9 +1,8 @@
-import { rmSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROBE_SCRIPT } from '../../../src/provisioning/steps/probe.js';
 import { mysqlDatabaseExists, mysqlUserHosts } from './support/databases.js';
 import { ExecutorProbe, Harness, type RecordedRun, removeSystemUser, runId } from './support/harness.js';
-import { curlUntil, livePid, NGINX_PID_FILE, pathKind, run } from './support/host.js';
+import { curlUntil, livePid, mustRun, NGINX_PID_FILE, pathKind, run } from './support/host.js';
 
 /**
  * Issue 3 item 9 "two creates on one server never run apt at once" and item 7 "failures mark the
@@ -71,7 +70,7 @@ describe('package installs hold a per-server lock; failures are reported (issue 
     probe.hook = async (argv, phase) => {
       // The vhost step's first command: its probe (steps/probe.ts) of the vhost.
       if (phase === 'before' && argv[2] === PROBE_SCRIPT && argv.includes(`/etc/nginx/sites-available/${domain}.conf`)) {
-        writeFileSync(broken, `${secret} on;\n`);
+        await mustRun('tee', [broken], { input: `${secret} on;\n` });
       }
     };
     try {
@@ -118,7 +117,7 @@ describe('package installs hold a per-server lock; failures are reported (issue 
       expect(await livePid(NGINX_PID_FILE)).not.toBeNull();
 
       // Fixed by the operator, the failed site is deleted cleanly, its database too.
-      rmSync(broken);
+      await run('rm', ['-f', '--', broken]);
       expect((await run('nginx', ['-t', '-q'])).code).toBe(0);
       const del = await h.deleteSite(site.uuid, true);
       await h.waitGone(site, del.operation.uuid);
@@ -127,7 +126,7 @@ describe('package installs hold a per-server lock; failures are reported (issue 
       expect(await mysqlUserHosts(`broken_${id}`)).toEqual([]);
     } finally {
       probe.hook = null;
-      rmSync(broken, { force: true });
+      await run('rm', ['-f', '--', broken]);
     }
   }, 90_000);
 

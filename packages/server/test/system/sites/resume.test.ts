@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +18,7 @@ import {
   unauthorizeKey,
 } from './support/harness.js';
 import { curlUntil, daemonsBefore, pathKind, pm2Kill, pm2List, run, stopDaemonsStartedSince } from './support/host.js';
+import { serve, waitForStep } from './support/serve.js';
 
 /**
  * Issue 3 item 9: "a job killed mid-way resumes after restart and finishes without duplicates".
@@ -28,7 +29,6 @@ import { curlUntil, daemonsBefore, pathKind, pm2Kill, pm2List, run, stopDaemonsS
  */
 const id = runId();
 const user = `spr${id}`;
-const repoRoot = join(import.meta.dirname, '../../../../..');
 
 interface Db {
   db: Awaited<ReturnType<typeof openStorage>>['db'];
@@ -238,41 +238,3 @@ describe('a create killed mid-way resumes after a restart, without duplicates (i
     expect(second.child.exitCode).toBe(0);
   }, 180_000);
 });
-
-/** Starts `siteplane serve` as a child process (one process: node with tsx's loader) and waits for its address. */
-async function serve(env: Record<string, string>, children: ChildProcess[]): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/cli/src/main.ts', 'serve'], {
-    cwd: repoRoot,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let output = '';
-  const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
-  });
-  return { child, base };
-}
-
-/** Polls the operation until the named step is running (or past it); returns the steps then. */
-async function waitForStep(api: SitesClient, operation: string, name: string) {
-  const until = Date.now() + 60_000;
-  for (;;) {
-    const op = await api.operation(operation);
-    const step = op.steps.find((s) => s.name === name);
-    if (step && step.status !== 'pending') return op.steps;
-    if (op.status === 'failed' || Date.now() > until) throw new Error(`step ${name} never ran: ${JSON.stringify(op.error)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -134,7 +134,8 @@ export function executorBehaviour(subject: () => DetachingExecutor, runDir: stri
       const id = await exec.startDetached(['sh', '-c', script, go], { stdin: 'secret\n' });
       const during = await exec.run(['ls', '-A', `${runDir}/${id}`]);
       await exec.run(['touch', go]);
-      expect(during.stdout.split('\n').filter(Boolean).sort()).toEqual(['stderr', 'stdout']);
+      // While it runs: its output and the pid of its shell (how a resumed job knows it is alive); no stdin.
+      expect(during.stdout.split('\n').filter(Boolean).sort()).toEqual(['pid', 'stderr', 'stdout']);
       expect(await exec.waitDetached(id, { pollMs: 100 })).toEqual({ code: 5, stdout: 'got secret\n', stderr: 'warn\n' });
       expect((await exec.run(['test', '-e', `${runDir}/${id}`])).code).toBe(1);
     } finally {

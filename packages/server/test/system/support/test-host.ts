@@ -27,6 +27,11 @@ export interface TestHost {
 const SCRIPT = resolve(import.meta.dirname, '../../../../../scripts/test-env/test-host.sh');
 const STATE_ROOT = join(process.env.SITEPLANE_TEST_STATE_DIR ?? '/var/lib/siteplane-test', 'hosts');
 
+/** The PHP each host's distribution ships (what Siteplane installs there with PHP_SOURCE=distribution). */
+export function hostPhp(host: TestHost): string {
+  return host.os === 'debian13' ? '8.4' : '8.2';
+}
+
 /** The shared host the suites use unless they start their own (run-tests.mjs starts it). */
 export const SHARED_HOST = process.env.SITEPLANE_TEST_HOST ?? 'main';
 
@@ -69,7 +74,8 @@ export function findTestHost(name = SHARED_HOST): TestHost | null {
 /** The shared host; throws with the fix when it does not run (system tests never skip silently). */
 export function requireTestHost(name = SHARED_HOST): TestHost {
   const host = findTestHost(name);
-  if (!host) throw new Error(`test host ${name} is not running: run \`bash scripts/test-env/test-host.sh start ${name}\` as root`);
+  if (!host)
+    throw new Error(`test host ${name} is not running: run \`bash scripts/test-env/test-host.sh start ${name}\` as root`);
   return host;
 }
 
@@ -110,7 +116,24 @@ const BASE_ENV = ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:
 
 function nsenterArgv(host: TestHost, command: string, args: readonly string[], env: Record<string, string> = {}): string[] {
   const vars = Object.entries(env).map(([k, v]) => `${k}=${v}`);
-  return ['-t', String(host.pid), '-m', '-u', '-i', '-n', '-p', '-r', '-w', '--', 'env', '-i', ...BASE_ENV, ...vars, command, ...args];
+  return [
+    '-t',
+    String(host.pid),
+    '-m',
+    '-u',
+    '-i',
+    '-n',
+    '-p',
+    '-r',
+    '-w',
+    '--',
+    'env',
+    '-i',
+    ...BASE_ENV,
+    ...vars,
+    command,
+    ...args,
+  ];
 }
 
 /** Runs a command as root inside the host; argv only, so hostile values arrive literally. */

@@ -9,7 +9,7 @@ import { mustRun, run } from './host.js';
 
 // --- MariaDB ----------------------------------------------------------------------------------
 
-/** Runs SQL as MariaDB's root over the socket (this machine's root authenticates without a password). */
+/** Runs SQL as MariaDB's root over the server's socket (root authenticates by unix_socket). */
 export async function mysqlRoot(sql: string): Promise<string[][]> {
   const result = await mustRun('mariadb', ['--batch', '--skip-column-names'], { input: sql });
   return result.stdout
@@ -72,9 +72,9 @@ export async function mysqlDrop(database: string | null, user: string | null): P
 
 // --- PostgreSQL -------------------------------------------------------------------------------
 
-/** SQL as the postgres superuser (this machine trusts local connections). */
+/** SQL as the postgres superuser, over the server's socket with peer authentication. */
 export async function psqlAdmin(sql: string): Promise<string[][]> {
-  const result = await mustRun('psql', ['-X', '-q', '-A', '-t', '-h', '127.0.0.1', '-U', 'postgres', '-d', 'postgres'], {
+  const result = await mustRun('runuser', ['-u', 'postgres', '--', 'psql', '-X', '-q', '-A', '-t', '-d', 'postgres'], {
     input: sql,
   });
   return result.stdout

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import pino from 'pino';
 import { buildService, type Service } from '../../../../src/app/build-service.js';
 import { loadConfig } from '../../../../src/app/config.js';
@@ -11,17 +11,32 @@ import { SshExecutorPool } from '../../../../src/app/ssh-executor-pool.js';
 import type { SiteJobDeps } from '../../../../src/jobs/site-job.js';
 import type { CommandResult, Executor, RunOptions } from '../../../../src/provisioning/executor.js';
 import { createToken } from '../../../../src/storage/tokens.js';
-import { requireTestSsh, testSsh } from '../../support/ssh-server.js';
-import { daemonsBefore, FPM_PID_FILE, livePid, NGINX_PID_FILE, pathKind, pm2Kill, run, stopDaemonsStartedSince } from './host.js';
-
-/** Debian's own trees of the apps, installed by scripts/test-env/setup.sh: offline sources. */
-export const APP_SOURCES = { WORDPRESS_SOURCE: '/usr/share/wordpress', PHPMYADMIN_SOURCE: '/usr/share/phpmyadmin' };
+import { authorizeOnHost, unauthorizeOnHost } from '../../support/test-host.js';
+import {
+  daemonsBefore,
+  fpmPidFile,
+  livePid,
+  NGINX_PID_FILE,
+  pathKind,
+  pm2Kill,
+  run,
+  server,
+  stopDaemonsStartedSince,
+} from './host.js';
 
 /**
- * Where registered servers' keys are authorised: the test sshd's second AuthorizedKeysFile, which
- * setup.sh creates but never rewrites (it rewrites the first on every run).
+ * The sources a server that reaches only Debian's and npm's registries installs from (the test
+ * host is such a server): Node's official binaries from the npm registry, WordPress and phpMyAdmin
+ * from Debian's packages, the distribution's own database engines and PHP. Production keeps the upstream
+ * defaults (README, Configuration).
  */
-export const AUTHORIZED_KEYS = join(dirname(testSsh.privateKeyPath), 'authorized_keys.servers');
+export const APP_SOURCES = {
+  NODE_SOURCE: 'npm',
+  WORDPRESS_SOURCE: 'debian',
+  PHPMYADMIN_SOURCE: 'debian',
+  DB_ENGINE_SOURCE: 'distribution',
+  PHP_SOURCE: 'distribution',
+};
 
 /** A JSON response body as the tests read it: many shapes, asserted on field by field. */
 // biome-ignore lint/suspicious/noExplicitAny: JSON of many shapes; the assertions check the fields
@@ -113,13 +128,14 @@ export class SitesClient {
     readonly username: string,
   ) {}
 
-  /** POST /servers (ssh, 127.0.0.1:2222, root), authorise its key, POST /verify, add the server user. */
+  /** POST /servers (ssh to the test host as root), authorise its key, POST /verify, add the server user. */
   async registerServer(): Promise<JsonBody> {
+    const host = server();
     const created = await this.api('POST', '/api/v1/servers', {
-      name: `loopback-${this.username}`,
-      ip: testSsh.host,
+      name: `${host.name}-${this.username}`,
+      ip: host.address,
       connection: 'ssh',
-      sshPort: testSsh.port,
+      sshPort: host.port,
       sshUser: 'root',
     });
     if (created.status !== 201) throw new Error(`POST /servers: ${created.status} ${JSON.stringify(created.body)}`);
@@ -265,7 +281,7 @@ export class Harness extends SitesClient {
    * SITEPLANE_SECRET_KEY) — a second service on the same data directory is a restart.
    */
   static async start(options: HarnessOptions): Promise<Harness> {
-    requireTestSsh();
+    server();
     const ownDataDir = options.env?.SITEPLANE_DATA_DIR ? null : mkdtempSync(join(tmpdir(), 'siteplane-sites-'));
     const config = loadConfig({
       SITEPLANE_DATA_DIR: ownDataDir ?? undefined,
@@ -317,30 +333,13 @@ export function describeOperation(op: OperationView | null): string {
     .join('\n  ')}`;
 }
 
-/** Appends the server's public key to the test sshd's authorized_keys (what an operator does on a new server). */
+/** Authorises the server's public key for root on the test host (what an operator does on a new server). */
 export function authorizeKey(publicKey: string): void {
-  if (!/^ssh-ed25519 [A-Za-z0-9+/=]+( \S+)?$/.test(publicKey)) throw new Error(`unexpected public key ${publicKey}`);
-  if (!existsSync(AUTHORIZED_KEYS)) throw new Error(`${AUTHORIZED_KEYS} is missing: run \`bash scripts/test-env/setup.sh\``);
-  const current = readFileSync(AUTHORIZED_KEYS, 'utf8');
-  if (current.split('\n').includes(publicKey)) return;
-  replaceAuthorizedKeys(`${current.replace(/\n?$/, '\n')}${publicKey}\n`);
+  authorizeOnHost(server(), publicKey);
 }
 
 export function unauthorizeKey(publicKey: string): void {
-  const current = readFileSync(AUTHORIZED_KEYS, 'utf8');
-  replaceAuthorizedKeys(
-    current
-      .split('\n')
-      .filter((line) => line !== publicKey && line !== '')
-      .map((line) => `${line}\n`)
-      .join(''),
-  );
-}
-
-function replaceAuthorizedKeys(content: string): void {
-  const temporary = `${AUTHORIZED_KEYS}.${process.pid}.tmp`;
-  writeFileSync(temporary, content, { mode: 0o644 });
-  renameSync(temporary, AUTHORIZED_KEYS);
+  unauthorizeOnHost(server(), publicKey);
 }
 
 /** A short random label: each run uses fresh domains, users and database names. */
@@ -351,43 +350,34 @@ export function runId(): string {
 /**
  * Removes a system user this suite created, with its home — after its sites are gone. When a
  * failed run could not delete them through the API (the server unreachable), what they left on
- * the server is removed first: vhosts, logs and ACME directories of this run's domains (`*<runId>.siteplane.test`),
- * the user's PHP-FPM pools; nginx and php-fpm then reload, so no configuration names a missing user.
+ * the server is removed first: vhosts, logs and ACME directories of this run's domains
+ * (`*<runId>.siteplane.test`), the user's PHP-FPM pools; nginx and php-fpm then reload, so no
+ * configuration names a missing user.
  */
 export async function removeSystemUser(username: string, runIdOfDomains?: string): Promise<void> {
   if (!/^sp[a-z0-9]+$/.test(username)) throw new Error(`refusing to remove user ${username}`);
-  const removed = [
-    ...(runIdOfDomains
-      ? removeMatching(
-          ['/etc/nginx/sites-enabled', '/etc/nginx/sites-available', '/var/log/nginx', '/var/lib/siteplane/acme'],
-          (name) => name.includes(`${runIdOfDomains}.siteplane.test`),
-        )
-      : []),
-    ...removeMatching(
-      readdirSync('/etc/php').map((version) => `/etc/php/${version}/fpm/pool.d`),
-      (name) => name.startsWith(`${username}.conf`),
-    ),
-  ];
-  if (removed.length > 0) {
+  if (runIdOfDomains !== undefined && !/^[a-z0-9]+$/.test(runIdOfDomains)) throw new Error(`unexpected run id ${runIdOfDomains}`);
+  // A constant script; the user and the run id are positional arguments (checked above).
+  const sweep = await run('sh', [
+    '-c',
+    `n=0
+for d in /etc/nginx/sites-enabled /etc/nginx/sites-available /var/log/nginx /var/lib/siteplane/acme; do
+  [ -n "$2" ] && [ -d "$d" ] || continue
+  for f in "$d"/*"$2".siteplane.test*; do [ -e "$f" ] || [ -L "$f" ] || continue; rm -rf -- "$f"; n=1; done
+done
+for f in /etc/php/*/fpm/pool.d/"$1".conf*; do [ -e "$f" ] || continue; rm -f -- "$f"; n=1; done
+echo "$n"`,
+    'sh',
+    username,
+    runIdOfDomains ?? '',
+  ]);
+  if (sweep.stdout.trim() === '1') {
     if ((await livePid(NGINX_PID_FILE)) !== null) await run('nginx', ['-s', 'reload']);
-    const fpm = await livePid(FPM_PID_FILE);
-    if (fpm !== null) process.kill(fpm, 'SIGUSR2');
+    const fpm = await livePid(fpmPidFile());
+    if (fpm !== null) await run('kill', ['-USR2', String(fpm)]);
   }
   if ((await run('getent', ['passwd', username])).code !== 0) return;
   await pm2Kill(username);
   await run('userdel', ['--remove', username]);
   if (pathKind(`/home/${username}`) !== null) await run('rm', ['-rf', '--', `/home/${username}`]);
-}
-
-function removeMatching(dirs: string[], matches: (name: string) => boolean): string[] {
-  const removed: string[] = [];
-  for (const dir of dirs) {
-    if (pathKind(dir) !== 'directory') continue;
-    for (const name of readdirSync(dir)) {
-      if (!matches(name)) continue;
-      rmSync(join(dir, name), { recursive: true, force: true });
-      removed.push(join(dir, name));
-    }
-  }
-  return removed;
 }

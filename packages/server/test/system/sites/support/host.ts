@@ -1,33 +1,66 @@
 import { execFile } from 'node:child_process';
-import { lstatSync } from 'node:fs';
+import {
+  findTestHost,
+  hostPhp,
+  hostRun,
+  hostRunSync,
+  type Ran,
+  requireTestHost,
+  SHARED_HOST,
+  type TestHost,
+} from '../../support/test-host.js';
+
+export type { Ran } from '../../support/test-host.js';
 
 /**
- * Looks at this machine — the "server" the suite provisions over SSH — from the outside: files,
- * processes, nginx answers (databases: databases.ts), the way an operator would check by hand. Every
- * command is an argv (no shell), so hostile passwords reach the clients literally.
+ * Looks at the server the suite provisions over SSH — the pristine test host
+ * (scripts/test-env/test-host.sh) — from the outside: files, processes, nginx answers (databases:
+ * databases.ts), the way an operator would check by hand. Commands on the server run inside the
+ * host through nsenter; `runHere` runs a client (curl) on this machine. Every command is an argv (no
+ * shell), so hostile passwords reach the clients literally.
  */
-export interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
+let current: TestHost | null = null;
+
+/** The host this file's suite checks: the shared one unless the suite started its own (useHost). */
+export function server(): TestHost {
+  current ??= requireTestHost(SHARED_HOST);
+  return current;
 }
 
+export function useHost(host: TestHost): void {
+  current = host;
+}
+
+export function sharedHostRunning(): boolean {
+  return findTestHost(SHARED_HOST) !== null;
+}
+
+/** Runs a command as root on the server. */
 export function run(
   command: string,
   args: readonly string[],
   options: { input?: string; env?: Record<string, string>; timeoutMs?: number } = {},
 ): Promise<Ran> {
+  return hostRun(server(), command, args, options);
+}
+
+/** Runs a command on this machine (the clients: curl). */
+export function runHere(
+  command: string,
+  args: readonly string[],
+  options: { input?: string; timeoutMs?: number } = {},
+): Promise<Ran> {
   return new Promise((resolve) => {
     const child = execFile(
       command,
       [...args],
-      { env: { ...process.env, ...options.env }, timeout: options.timeoutMs ?? 30_000, maxBuffer: 16 * 1024 * 1024 },
+      { timeout: options.timeoutMs ?? 30_000, maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolve({ code, stdout: String(stdout), stderr: String(stderr) });
       },
     );
-    // A program that exits without reading its input (curl, psql -c) closes the pipe early.
+    // A program that exits without reading its input (curl) closes the pipe early.
     child.stdin?.on('error', () => undefined);
     child.stdin?.end(options.input ?? '');
   });
@@ -39,17 +72,21 @@ export async function mustRun(command: string, args: readonly string[], options:
   return result;
 }
 
-/** What lstat sees at path (symlinks not followed), or null. */
+/** What lstat sees at path on the server (symlinks not followed), or null. */
 export function pathKind(path: string): 'file' | 'directory' | 'symlink' | 'other' | null {
-  try {
-    const st = lstatSync(path);
-    if (st.isSymbolicLink()) return 'symlink';
-    if (st.isDirectory()) return 'directory';
-    if (st.isFile()) return 'file';
-    return 'other';
-  } catch {
-    return null;
-  }
+  const result = hostRunSync(server(), 'stat', ['-c', '%F', '--', path]);
+  if (result.code !== 0) return null;
+  const kind = result.stdout.trim();
+  if (kind === 'symbolic link') return 'symlink';
+  if (kind === 'directory') return 'directory';
+  if (kind.startsWith('regular')) return 'file';
+  return 'other';
+}
+
+/** The names in a directory on the server (none when it does not exist). */
+export async function listDir(path: string): Promise<string[]> {
+  const result = await run('ls', ['-A', '--', path]);
+  return result.code === 0 ? result.stdout.split('\n').filter(Boolean) : [];
 }
 
 export interface HttpAnswer {
@@ -58,14 +95,14 @@ export interface HttpAnswer {
   body: string;
 }
 
-/** A request to nginx on 127.0.0.1:80 for `domain`, as `curl --resolve` makes it (no DNS needed). */
+/** A request to the server's nginx (port 80) for `domain`, as `curl --resolve` makes it (no DNS needed). */
 export async function curlSite(domain: string, path = '/', extra: readonly string[] = []): Promise<HttpAnswer> {
-  const result = await run('curl', [
+  const result = await runHere('curl', [
     '-sS',
     '--max-time',
     '10',
     '--resolve',
-    `${domain}:80:127.0.0.1`,
+    `${domain}:80:${server().address}`,
     '-D',
     '-',
     ...extra,
@@ -107,13 +144,13 @@ export async function curlUntil(
 export async function phpMyAdminLogin(domain: string, user: string, password: string): Promise<string> {
   const jar = `/tmp/siteplane-pma-${process.pid}-${Date.now()}.cookies`;
   const curl = (extra: string[], path: string) =>
-    run('curl', [
+    runHere('curl', [
       '-sS',
       '-L',
       '--max-time',
       '20',
       '--resolve',
-      `${domain}:80:127.0.0.1`,
+      `${domain}:80:${server().address}`,
       '-c',
       jar,
       '-b',
@@ -132,7 +169,7 @@ export async function phpMyAdminLogin(domain: string, user: string, password: st
     );
     return /<title>([^<]*)<\/title>/.exec(landed.stdout)?.[1] ?? '';
   } finally {
-    await run('rm', ['-f', jar]);
+    await runHere('rm', ['-f', jar]);
   }
 }
 
@@ -176,51 +213,47 @@ export async function pm2Kill(user: string): Promise<void> {
   await run('runuser', ['-u', user, '--', 'env', `HOME=${home}`, `PM2_HOME=${home}/.pm2`, 'pm2', 'kill']);
 }
 
-/** The pid in a daemon's pid file, when that process is alive. */
+/** The pid (as the server numbers it) in a daemon's pid file, when that process is alive. */
 export async function livePid(pidFile: string): Promise<number | null> {
-  const text = await run('cat', [pidFile]);
+  const text = await run('sh', ['-c', 'p=$(cat -- "$1") && kill -0 "$p" && echo "$p"', 'sh', pidFile]);
   const pid = Number(text.stdout.trim());
-  if (!(pid > 1)) return null;
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch {
-    return null;
-  }
+  return text.code === 0 && pid > 1 ? pid : null;
 }
 
 export const NGINX_PID_FILE = '/run/nginx.pid';
-export const FPM_PID_FILE = '/run/php/php8.2-fpm.pid';
+/** The pid file of the FPM master of the PHP the host's distribution ships. */
+export function fpmPidFile(): string {
+  return `/run/php/php${hostPhp(server())}-fpm.pid`;
+}
 
 /**
  * nginx and php-fpm are started by the sites' own steps (there is no systemd here). Each suite
  * notes whether they ran before it and stops those it caused to start, by the pid in their pid file.
  */
 export async function daemonsBefore(): Promise<{ nginx: number | null; fpm: number | null }> {
-  return { nginx: await livePid(NGINX_PID_FILE), fpm: await livePid(FPM_PID_FILE) };
+  return { nginx: await livePid(NGINX_PID_FILE), fpm: await livePid(fpmPidFile()) };
 }
 
 export async function stopDaemonsStartedSince(before: { nginx: number | null; fpm: number | null }): Promise<void> {
   for (const [file, was] of [
     [NGINX_PID_FILE, before.nginx],
-    [FPM_PID_FILE, before.fpm],
+    [fpmPidFile(), before.fpm],
   ] as const) {
     const pid = await livePid(file);
     if (pid === null || pid === was) continue;
-    process.kill(pid, 'SIGQUIT');
+    await run('kill', ['-QUIT', String(pid)]);
     for (let i = 0; i < 50 && (await livePid(file)) === pid; i++) await new Promise((r) => setTimeout(r, 100));
   }
 }
 
-/** A TCP port nobody listens on right now (for Generic Port sites). */
+/** A TCP port nobody listens on right now on the server (for Generic Port sites). */
 export async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
+  // /proc/net/tcp{,6} lists sockets with the local port in hex after the address's colon.
+  const sockets = (await run('cat', ['/proc/net/tcp', '/proc/net/tcp6'])).stdout;
+  const taken = new Set([...sockets.matchAll(/:([0-9A-F]{4}) /g)].map((m) => Number.parseInt(m[1]!, 16)));
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    if (!taken.has(port)) return port;
+  }
+  throw new Error('no free port found on the server');
 }

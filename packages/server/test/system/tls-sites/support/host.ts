@@ -1,4 +1,4 @@
-// nginx started by these suites is stopped with sites/support/host.ts (daemonsBefore, stopDaemonsStartedSince).
+// nginx started by these suites is stopped with local-daemons.ts (daemonsBefore, stopDaemonsStartedSince).
 
 /** Root is needed: nginx on 80/443, system users, /etc. */
 export function requireRoot(): void {

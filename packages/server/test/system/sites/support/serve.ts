@@ -1,0 +1,46 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import type { SitesClient } from './harness.js';
+
+const repoRoot = join(import.meta.dirname, '../../../../../..');
+
+/** Starts `siteplane serve` as a child process (one process: node with tsx's loader) and waits for its address. */
+export async function serve(
+  env: Record<string, string>,
+  children: ChildProcess[],
+): Promise<{ child: ChildProcess; base: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/cli/src/main.ts', 'serve'], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let output = '';
+  const base = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
+  });
+  return { child, base };
+}
+
+/** Polls the operation until the named step is running (or past it); returns the steps then. */
+export async function waitForStep(api: SitesClient, operation: string, name: string) {
+  const until = Date.now() + 60_000;
+  for (;;) {
+    const op = await api.operation(operation);
+    const step = op.steps.find((s) => s.name === name);
+    if (step && step.status !== 'pending') return op.steps;
+    if (op.status === 'failed' || Date.now() > until) throw new Error(`step ${name} never ran: ${JSON.stringify(op.error)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
