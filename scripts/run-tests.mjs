@@ -45,6 +45,8 @@ if ((wantSystem || freshOnly) && isRoot) {
   }
   // Images of other OSes the fresh suites start (their own hosts) are built here, not in a test's time.
   if (sh('bash', ['scripts/test-env/test-host.sh', 'build', '--os', hostOs]) !== 0) process.exit(1);
+  // Pristine means new: a host of that name left by an earlier run (provisioned since) goes first.
+  sh('bash', ['scripts/test-env/test-host.sh', 'stop', HOST]);
   const started = spawnSync('bash', ['scripts/test-env/test-host.sh', 'start', HOST, '--index', '1', '--os', hostOs], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -88,6 +88,8 @@ export interface StartOptions {
 
 /** Starts a host of its own for a suite that needs a pristine one (about 5 s from the cached image). */
 export function startTestHost(name: string, options: StartOptions): TestHost {
+  // Pristine means new: one of that name left running by an earlier run goes first.
+  stopTestHost(name);
   const args = ['start', name, '--index', String(options.index)];
   if (options.os) args.push('--os', options.os);
   if (options.umask) args.push('--umask', options.umask);
