@@ -80,6 +80,8 @@ export const FIELD_CODES = [
   'target_not_allowed',
   /** `connection: "local"` while SITEPLANE_LOCAL_SERVER is off. */
   'local_server_disabled',
+  /** The account may not own sites: root, the server's SSH user, a system account, or a member of sudo/wheel/adm/root. */
+  'privileged_user',
 ] as const;
 export type FieldCode = (typeof FIELD_CODES)[number];
 

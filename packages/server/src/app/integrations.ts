@@ -1,13 +1,14 @@
 import { DomainError } from '../domain/errors.js';
 import { ValidationError } from '../domain/field-errors.js';
-import type { ServerFacts } from '../domain/servers/facts.js';
 import { type EgressError, networkFailure } from '../egress/egress-error.js';
 import type { EgressPolicy } from '../egress/egress-policy.js';
 import { guardedFetch } from '../egress/guarded-fetch.js';
 import { detectFacts } from '../provisioning/detect-facts.js';
+import type { Executor } from '../provisioning/executor.js';
 import { LocalExecutor } from '../provisioning/executors/local.js';
 import { HostKeyMismatch, SshExecutor } from '../provisioning/executors/ssh.js';
-import type { Integrations } from '../use-cases/integrations.js';
+import { readAccount } from '../provisioning/read-account.js';
+import type { Integrations, ServerConnection } from '../use-cases/integrations.js';
 import { VcsProviderPool } from '../vcs/vcs-provider-pool.js';
 import type { Config } from './config.js';
 import { dnsProviderFactory } from './dns-providers.js';
@@ -23,40 +24,57 @@ export function realIntegrations(config: Config, egress: EgressPolicy): Integrat
   const vcs = new VcsProviderPool({ fetch: guardedFetch(egress), checkHost: (host) => egress.resolve(host) });
   return {
     async inspectServer(server) {
-      if (server.connection === 'local') {
-        if (!config.localServer) {
-          throw new ValidationError([{ field: 'connection', code: 'local_server_disabled', message: `${LOCAL_SERVER_OFF}.` }]);
-        }
-        const exec = new LocalExecutor();
-        return { hostKeySha256: null, facts: await detectFacts(exec) };
-      }
-      if (!server.privateKey) throw new DomainError('validation_failed', 'The server has no key pair.');
-      const target = `The server (${server.ip}:${server.sshPort})`;
-      let exec: SshExecutor | null = null;
-      try {
-        exec = new SshExecutor({
-          host: await egress.connectAddress(server.ip),
-          port: server.sshPort,
-          username: server.sshUser,
-          privateKey: server.privateKey,
-          hostFingerprint: server.hostKeySha256,
-        });
-        const { fingerprint } = await exec.connect();
-        const facts: ServerFacts = await detectFacts(exec);
-        return { hostKeySha256: fingerprint, facts };
-      } catch (error) {
-        if (error instanceof HostKeyMismatch)
-          throw new DomainError('upstream_auth_failed', 'The server presented another host key than the pinned one.');
-        const failure = networkFailure(error instanceof Error && error.cause ? error.cause : error, target);
-        if (failure) throw egressDomainError(failure);
-        throw error;
-      } finally {
-        await exec?.close();
-      }
+      return withServer(config, egress, server, async (exec) => ({
+        hostKeySha256: exec instanceof SshExecutor ? (await exec.connect()).fingerprint : null,
+        facts: await detectFacts(exec),
+      }));
+    },
+    inspectAccount(server, username) {
+      return withServer(config, egress, server, (exec) => readAccount(exec, username));
     },
     dnsProvider: dnsProviderFactory(config),
     vcsProvider: (uuid, profile) => vcs.get(uuid, profile),
   };
+}
+
+/**
+ * Runs fn with an executor for the server: this machine for `local` (when the operator allows it),
+ * otherwise SSH through the egress policy, with the pinned host key (none before the first verify).
+ * Connection failures become the API's errors.
+ */
+async function withServer<T>(
+  config: Config,
+  egress: EgressPolicy,
+  server: ServerConnection,
+  fn: (exec: Executor) => Promise<T>,
+): Promise<T> {
+  if (server.connection === 'local') {
+    if (!config.localServer) {
+      throw new ValidationError([{ field: 'connection', code: 'local_server_disabled', message: `${LOCAL_SERVER_OFF}.` }]);
+    }
+    return fn(new LocalExecutor());
+  }
+  if (!server.privateKey) throw new DomainError('validation_failed', 'The server has no key pair.');
+  const target = `The server (${server.ip}:${server.sshPort})`;
+  let exec: SshExecutor | null = null;
+  try {
+    exec = new SshExecutor({
+      host: await egress.connectAddress(server.ip),
+      port: server.sshPort,
+      username: server.sshUser,
+      privateKey: server.privateKey,
+      hostFingerprint: server.hostKeySha256,
+    });
+    return await fn(exec);
+  } catch (error) {
+    if (error instanceof HostKeyMismatch)
+      throw new DomainError('upstream_auth_failed', 'The server presented another host key than the pinned one.');
+    const failure = networkFailure(error instanceof Error && error.cause ? error.cause : error, target);
+    if (failure) throw egressDomainError(failure);
+    throw error;
+  } finally {
+    await exec?.close();
+  }
 }
 
 /** An egress failure as the API answers it. */

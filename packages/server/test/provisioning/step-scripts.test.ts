@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Executor } from '../../src/provisioning/executor.js';
 import { LocalExecutor } from '../../src/provisioning/executors/local.js';
+import { readAccount } from '../../src/provisioning/read-account.js';
 import { ConfigTestFailed, installConfigFile } from '../../src/provisioning/steps/config-file.js';
-import { hashOf, kindOf, linkOf, livePidOf, modeOf, probe } from '../../src/provisioning/steps/probe.js';
+import { groupsOf, hashOf, kindOf, linkOf, livePidOf, modeOf, passwdEntryOf, probe } from '../../src/provisioning/steps/probe.js';
 import { sha256 } from '../../src/provisioning/steps/remote-files.js';
 import { USER_PART } from '../../src/provisioning/steps/site-tree.js';
 import { makeContext } from './support/context.js';
@@ -34,6 +35,18 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'siteplane-scripts-'));
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('reading an account (uid, groups)', () => {
+  it("reads root's uid and groups, the runner's own, and nothing for a missing account", async () => {
+    expect(await readAccount(asMe, 'root')).toEqual({ uid: 0, groups: expect.arrayContaining(['root']) });
+    expect(await readAccount(asMe, me)).toEqual({ uid: userInfo().uid, groups: expect.arrayContaining([myGroup]) });
+    expect(await readAccount(asMe, 'no-such-user-sp')).toBeNull();
+    const [entry, groups] = await probe(ctx(), [passwdEntryOf('root'), groupsOf('root')], {});
+    expect(entry).toMatch(/^root:[^:]*:0:/);
+    expect(groups.split(' ')).toContain('root');
+    expect(await probe(ctx(), [passwdEntryOf('no-such-user-sp'), groupsOf('no-such-user-sp')], {})).toEqual(['', '']);
+  });
+});
 
 describe('the probe script', () => {
   it('answers every query in order, a link target with a newline included', async () => {

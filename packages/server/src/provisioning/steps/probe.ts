@@ -23,6 +23,7 @@ export const PROBE_SCRIPT = `while [ "$#" -ge 2 ]; do
     pid) r=$(cat -- "$2" 2>/dev/null)
       case $r in ''|0*|*[!0-9]*) r= ;; *) kill -0 "$r" 2>/dev/null || r= ;; esac ;;
     user) r=$(getent passwd -- "$2" 2>/dev/null) ;;
+    groups) r=$(id -Gn -- "$2" 2>/dev/null) ;;
     package) r=$(dpkg-query -W -f '\${db:Status-Abbrev}' -- "$2" 2>/dev/null) ;;
     *) echo "unknown probe $1" >&2; exit 2 ;;
   esac
@@ -30,7 +31,7 @@ export const PROBE_SCRIPT = `while [ "$#" -ge 2 ]; do
   shift 2
 done`;
 
-type ProbeOp = 'kind' | 'mode' | 'hash' | 'link' | 'pid' | 'user' | 'package';
+type ProbeOp = 'kind' | 'mode' | 'hash' | 'link' | 'pid' | 'user' | 'groups' | 'package';
 
 export interface Query<T> {
   op: ProbeOp;
@@ -63,6 +64,12 @@ export const livePidOf = (pidFile: string) => query('pid', pidFile, (answer) => 
 
 /** Whether the system user exists (`getent`, which also sees NSS users). */
 export const userExists = (user: string) => query('user', user, (answer) => answer !== '');
+
+/** The user's `getent passwd` line, '' when there is no such user. */
+export const passwdEntryOf = (user: string) => query('user', user, (answer) => answer);
+
+/** The names of the user's groups (`id -Gn`), '' when there is no such user. */
+export const groupsOf = (user: string) => query('groups', user, (answer) => answer);
 
 /** Whether dpkg reports the package installed ("ii"). */
 export const packageInstalled = (name: string) => query('package', name, (answer) => answer.startsWith('ii'));

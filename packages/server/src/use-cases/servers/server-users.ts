@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../domain/auth/actor.js';
 import { ValidationError } from '../../domain/field-errors.js';
+import { privilegedAccount, privilegedName } from '../../domain/servers/privileged-accounts.js';
 import { keyset } from '../../storage/paging.js';
 import { uniqueViolation } from '../../storage/unique-violation.js';
 import type { UseCaseDeps } from '../deps.js';
@@ -14,13 +15,16 @@ const userRecord = (r: { uuid: string; server_uuid: string; username: string; cr
   created_at: r.created_at,
 });
 
-const RESERVED = new Set(['root', 'daemon', 'bin', 'sys', 'www-data', 'nobody', 'postgres', 'mysql', 'sshd']);
-
-/** POST /api/v1/servers/<uuid>/users: the system user that owns sites (created on the server by the first site). */
+/**
+ * POST /api/v1/servers/<uuid>/users: the system user that owns sites (created on the server by the
+ * first site). Privileged accounts are refused: by name at once, and on a verified ssh/local server
+ * also by what the server says of an existing account (its uid and groups). The first site's
+ * `ensure system user` step checks again, since the server can change in between.
+ */
 export async function createServerUser(deps: UseCaseDeps, actor: Actor, serverUuid: string, username: string) {
   const server = await findServer(deps, actor, serverUuid);
-  if (RESERVED.has(username))
-    throw new ValidationError([{ field: 'username', code: 'not_allowed', message: `"${username}" is a system account.` }]);
+  const refused = privilegedName(username, server.ssh_user) ?? (await privilegedOnServer(deps, server, username));
+  if (refused) throw new ValidationError([{ field: 'username', code: 'privileged_user', message: refused }]);
   const row = { uuid: randomUUID(), server_uuid: server.uuid, username, created_at: deps.clock.now().toISOString() };
   try {
     await deps.db.insertInto('server_users').values(row).execute();
@@ -30,6 +34,26 @@ export async function createServerUser(deps: UseCaseDeps, actor: Actor, serverUu
     throw error;
   }
   return userRecord(row);
+}
+
+type ServerRow = Awaited<ReturnType<typeof findServer>>;
+
+/** Why the server's own account of this name may not own sites; null when it has none or it is ordinary. */
+async function privilegedOnServer(deps: UseCaseDeps, server: ServerRow, username: string): Promise<string | null> {
+  // A dry-run server has no accounts to ask; an unverified one has no pinned host key yet.
+  if (server.connection === 'dry-run' || server.status !== 'verified') return null;
+  const account = await deps.integrations.inspectAccount(
+    {
+      connection: server.connection,
+      ip: server.ip,
+      sshPort: server.ssh_port,
+      sshUser: server.ssh_user,
+      privateKey: server.private_key_enc ? deps.secrets.open(server.private_key_enc) : null,
+      hostKeySha256: server.host_key_sha256,
+    },
+    username,
+  );
+  return account ? privilegedAccount(username, account) : null;
 }
 
 export async function listServerUsers(deps: UseCaseDeps, actor: Actor, serverUuid: string, page: PageRequest) {

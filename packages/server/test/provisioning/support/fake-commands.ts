@@ -46,8 +46,8 @@ export function dispatch(server: FakeServer, argv: string[], options: RunOptions
       return mkdir(server, args, options);
     case 'getent': {
       // `getent passwd [--] USER`
-      const user = args[args.length - 1]!;
-      return server.users.has(user) ? ok(`${user}:x:1001:1001::/home/${user}:/bin/bash\n`) : fail('', 2);
+      const line = server.passwdLine(args[args.length - 1]!);
+      return line === null ? fail('', 2) : ok(line);
     }
     case 'dd': {
       const path = args[0]!.replace(/^of=/, '');

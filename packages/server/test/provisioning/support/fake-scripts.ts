@@ -1,4 +1,5 @@
 import type { CommandResult, RunOptions } from '../../../src/provisioning/executor.js';
+import { READ_ACCOUNT_SCRIPT } from '../../../src/provisioning/read-account.js';
 import { INSTALL_CONFIG_SCRIPT, INSTALL_CONFIG_THEN_RELOAD_NGINX } from '../../../src/provisioning/steps/config-file.js';
 import { PROBE_SCRIPT } from '../../../src/provisioning/steps/probe.js';
 import { RELOAD_NGINX, RELOAD_PHP_FPM } from '../../../src/provisioning/steps/services.js';
@@ -21,6 +22,10 @@ export function runScript(server: FakeServer, argv: string[], options: RunOption
   switch (argv[2]) {
     case PROBE_SCRIPT:
       return probe(server, args, sub);
+    case READ_ACCOUNT_SCRIPT: {
+      const entry = sub(['getent', 'passwd', '--', args[0]!]);
+      return entry.code === 0 ? ok(`${answer(entry)}\0${answer(sub(['id', '-Gn', '--', args[0]!]))}\0`) : ok('');
+    }
     case INSTALL_CONFIG_SCRIPT:
       return installConfig(args, sub);
     case INSTALL_CONFIG_THEN_RELOAD_NGINX: {
@@ -139,6 +144,9 @@ function probe(server: FakeServer, args: string[], sub: Sub): CommandResult {
       }
       case 'user':
         answers.push(answer(sub(['getent', 'passwd', '--', path])));
+        break;
+      case 'groups':
+        answers.push(answer(sub(['id', '-Gn', '--', path])));
         break;
       case 'package':
         // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own ${field} format

@@ -24,6 +24,12 @@ export interface Pm2App {
 export class FakeServer {
   readonly fs = new FakeFs();
   readonly users = new Set(['root', 'www-data', 'postgres']);
+  /** uid and groups of accounts that are not ordinary users made by useradd (uid 1001, own group). */
+  readonly accounts = new Map<string, { uid: number; groups: string[] }>([
+    ['root', { uid: 0, groups: ['root'] }],
+    ['www-data', { uid: 33, groups: ['www-data'] }],
+    ['postgres', { uid: 104, groups: ['postgres', 'ssl-cert'] }],
+  ]);
   readonly apt: AptState = newAptState();
   readonly mysql = new FakeMysql();
   readonly postgres = new FakePostgres();
@@ -105,6 +111,25 @@ export class FakeServer {
   addUser(user: string): void {
     this.users.add(user);
     this.fs.mkdirp(`/home/${user}`, { owner: user, group: user, mode: '755' });
+  }
+
+  /** An account created outside Siteplane (an admin's, a daemon's), with its home. */
+  addAccount(user: string, uid: number, groups: string[]): void {
+    this.addUser(user);
+    this.accounts.set(user, { uid, groups: [user, ...groups] });
+  }
+
+  /** `getent passwd USER`'s line, or null. */
+  passwdLine(user: string): string | null {
+    if (!this.users.has(user)) return null;
+    const uid = this.accounts.get(user)?.uid ?? 1001;
+    return `${user}:x:${uid}:${uid}::/home/${user}:/bin/bash\n`;
+  }
+
+  /** `id -Gn USER`'s line, or null. */
+  groupsLine(user: string): string | null {
+    if (!this.users.has(user)) return null;
+    return `${(this.accounts.get(user)?.groups ?? [user]).join(' ')}\n`;
   }
 
   /** Like PM2, any `pm2` command of a user starts their daemon (pid in ~/.pm2/pm2.pid) when it does not run. */

@@ -18,8 +18,15 @@ export function dispatchSystem(server: FakeServer, argv: string[], options: RunO
       ? ok(`/usr/bin/nodejs\nv${server.nodeVersion}\n`)
       : fail('env: ‘node’: No such file or directory', 127);
   }
-  if (cmd === 'getent')
-    return server.users.has(args[1]!) ? ok(`${args[1]}:x:1001:1001::/home/${args[1]}:/bin/bash\n`) : fail('', 2);
+  if (cmd === 'getent') {
+    const line = server.passwdLine(args[args.length - 1]!);
+    return line === null ? fail('', 2) : ok(line);
+  }
+  if (cmd === 'id' && args[0] === '-Gn') {
+    const user = args[args.length - 1]!;
+    const line = server.groupsLine(user);
+    return line === null ? fail(`id: '${user}': no such user`) : ok(line);
+  }
   if (cmd === 'useradd') {
     const user = args[args.length - 1]!;
     if (server.users.has(user)) return fail(`useradd: user '${user}' already exists`, 9);
