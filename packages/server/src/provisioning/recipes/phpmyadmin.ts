@@ -2,7 +2,7 @@ import { ensurePhpMyAdminConfig } from '../steps/phpmyadmin/ensure-phpmyadmin-co
 import { ensurePhpMyAdminFiles } from '../steps/phpmyadmin/ensure-phpmyadmin-files.js';
 import { phpRecipe } from './builders.js';
 
-/** phpMyAdmin: PHP, the `phpmyadmin` MySQL/MariaDB user, phpMyAdmin's files and config.inc.php. */
+/** phpMyAdmin: PHP, the `phpmyadmin` MySQL/MariaDB user (no rights), phpMyAdmin's files and config.inc.php. */
 export const phpmyadminRecipe = phpRecipe('phpmyadmin', { kind: 'none' }, () => [
   ensurePhpMyAdminFiles(),
   ensurePhpMyAdminConfig(),

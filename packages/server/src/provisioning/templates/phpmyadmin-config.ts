@@ -2,8 +2,10 @@ import { phpString } from './php-string.js';
 import { randomSecret } from './random-secret.js';
 
 /**
- * phpMyAdmin's config.inc.php: cookie login against the local MySQL/MariaDB; the `phpmyadmin`
- * account is also its control user. blowfish_secret must be exactly 32 bytes in 5.2.
+ * phpMyAdmin's config.inc.php: cookie login against the local MySQL/MariaDB with people's own
+ * accounts (root refused); the `phpmyadmin` account, which holds no rights, is its control user.
+ * No configuration storage (pmadb) is set: the control user would need rights for it.
+ * blowfish_secret must be exactly 32 bytes in 5.2.
  */
 export interface PhpMyAdminConfigInput {
   controlUser: string;

@@ -43,6 +43,8 @@ export class FakeMysql {
         this.grants.add(`${s0}@${s1}|${ident}`);
       } else if (shape === 'GRANT ALL PRIVILEGES ON *.* TO ?@? WITH GRANT OPTION') {
         this.grants.add(`${s0}@${s1}|*`);
+      } else if (shape === 'REVOKE ALL PRIVILEGES, GRANT OPTION FROM ?@?') {
+        for (const g of [...this.grants]) if (g.startsWith(`${s0}@${s1}|`)) this.grants.delete(g);
       } else if (shape === 'DROP DATABASE IF EXISTS @') {
         this.databases.delete(ident);
       } else if (/^DROP USER IF EXISTS \?@\?(, \?@\?)*$/.test(shape)) {

@@ -20,7 +20,13 @@ type DatabasePlan = NonNullable<ProvisionedSite['database']>;
  */
 export const MYSQL_HOSTS = ['localhost', '127.0.0.1'] as const;
 
-/** Database (utf8mb4) and user with rights on that database only; phpMyAdmin's user gets server-wide rights. */
+/**
+ * Database (utf8mb4) and user with rights on that database only. phpMyAdmin's user (no database) is
+ * its control user and gets no rights at all: people log in to phpMyAdmin with their own accounts,
+ * and the control user's password sits in a PHP file the site's code can read, so any right it
+ * held would belong to every PHP site of that system user. phpMyAdmin's configuration storage is
+ * not set up, so it needs none. Server-wide rights an earlier version granted are taken back.
+ */
 export async function ensureMysqlDatabaseAndUser(ctx: StepContext, plan: DatabasePlan): Promise<void> {
   const user = mysqlUserName(plan.user);
   const database = plan.createDatabase ? mysqlDatabaseName(requiredName(plan)) : null;
@@ -39,7 +45,7 @@ export async function ensureMysqlDatabaseAndUser(ctx: StepContext, plan: Databas
     } else ctx.log(`MySQL database ${database} exists`);
   }
 
-  const scope = database ? 'database' : 'server';
+  const scope = database ? 'database' : 'none';
   await claim(
     ctx,
     { kind: 'database_user', ref: user, details: { ...details, hosts: [...MYSQL_HOSTS], scope } },
@@ -51,19 +57,22 @@ export async function ensureMysqlDatabaseAndUser(ctx: StepContext, plan: Databas
     if (!state.userHosts.has(host)) sql.push(createUser(plan, user, host));
   }
   for (const host of MYSQL_HOSTS) {
-    if (state.grantedHosts.has(host)) continue;
-    sql.push(
-      database
-        ? `GRANT ALL PRIVILEGES ON ${mysqlGrantDatabase(database)}.* TO ${mysqlAccount(user, host)};\n`
-        : `GRANT ALL PRIVILEGES ON *.* TO ${mysqlAccount(user, host)} WITH GRANT OPTION;\n`,
-    );
+    if (database && !state.grantedHosts.has(host))
+      sql.push(`GRANT ALL PRIVILEGES ON ${mysqlGrantDatabase(database)}.* TO ${mysqlAccount(user, host)};\n`);
+    // Only this site's own user gets here (claim refuses anyone else's).
+    if (!database && state.grantedHosts.has(host))
+      sql.push(`REVOKE ALL PRIVILEGES, GRANT OPTION FROM ${mysqlAccount(user, host)};\n`);
   }
   if (sql.length === 0) {
-    ctx.log(`MySQL user ${user} exists with its grants`);
+    ctx.log(`MySQL user ${user} exists with ${database ? 'its grants' : 'no rights'}`);
     return;
   }
   await mysqlScript(ctx, sql.join(''), `create database user ${user}`);
-  ctx.log(`created MySQL user ${user} with rights on ${database ?? 'all databases (phpMyAdmin login)'}`);
+  ctx.log(
+    database
+      ? `created MySQL user ${user} with rights on ${database}`
+      : `MySQL user ${user} is in place with no rights (phpMyAdmin's control user; people log in with their own accounts)`,
+  );
 }
 
 function requiredName(plan: DatabasePlan): string {
@@ -91,7 +100,10 @@ interface MysqlState {
   grantedHosts: Set<string>;
 }
 
-/** One round trip: does the database exist, for which hosts does the user exist and hold its grant. */
+/**
+ * One round trip: does the database exist, for which hosts does the user exist and hold its grant
+ * on it (without a database: any server-wide right; USAGE is none, only the right to connect).
+ */
 async function mysqlState(ctx: StepContext, user: string, database: string | null): Promise<MysqlState> {
   // information_schema spells a grantee 'user'@'host', quotes included (user is validated: no quotes inside).
   const grantees = MYSQL_HOSTS.map((host) => mysqlString(`'${user}'@'${host}'`)).join(', ');
@@ -102,7 +114,7 @@ async function mysqlState(ctx: StepContext, user: string, database: string | nul
     `SELECT 'user', Host FROM mysql.user WHERE User = ${mysqlString(user)};`,
     database
       ? `SELECT 'grant', GRANTEE FROM information_schema.SCHEMA_PRIVILEGES WHERE TABLE_SCHEMA = ${mysqlString(grantPattern(database))} AND PRIVILEGE_TYPE = 'SELECT' AND GRANTEE IN (${grantees});`
-      : `SELECT 'grant', GRANTEE FROM information_schema.USER_PRIVILEGES WHERE PRIVILEGE_TYPE = 'SELECT' AND GRANTEE IN (${grantees});`,
+      : `SELECT 'grant', GRANTEE FROM information_schema.USER_PRIVILEGES WHERE PRIVILEGE_TYPE <> 'USAGE' AND GRANTEE IN (${grantees});`,
   ]
     .filter(Boolean)
     .join('\n');
