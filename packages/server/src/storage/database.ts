@@ -48,6 +48,10 @@ function openSqlite(file: string): Storage {
 
 function openPostgres(url: string): Storage {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // An idle connection the server ends (a restart, a failover, pg_terminate_backend) is emitted here;
+  // unheard, it would end the process. The pool has already dropped that client, and a query that
+  // was using a connection gets the error itself, so nothing is lost by not rethrowing it.
+  pool.on('error', () => undefined);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
