@@ -4,8 +4,8 @@ import { curlUntil, pm2List, useHost } from '../sites/support/host.js';
 import { startTestHost, stopTestHost } from '../support/test-host.js';
 
 /**
- * Issue 9 item 3 and spec §2.2/§2.5 on a pristine host of its own (test-host.sh, index 3), with
- * Node installed from the npm registry's official binaries: Node 20.x installs on a bare server;
+ * Issue 9 items 3 and 5, spec §2.2/§2.5, on a pristine host of its own (test-host.sh, index 3,
+ * root's umask 077), with Node installed from the npm registry's official binaries: Node 20.x installs on a bare server;
  * Adonis 7 (Node 24.x or later) upgrades it; a later site's nodejsVersion is ignored and the
  * installed Node reused (one Node per server). The shared host's suite installs 22.x.
  */
@@ -19,7 +19,8 @@ describe('Node versions on a pristine host: install, the Adonis upgrade, reuse (
   const sites: JsonBody[] = [];
 
   beforeAll(async () => {
-    useHost(startTestHost(HOST, { index: 3 }));
+    // Root's umask 077 here (027 on the shared host): what Siteplane installs must not depend on it.
+    useHost(startTestHost(HOST, { index: 3, umask: '077' }));
     h = await Harness.start({ username: user });
     await h.registerServer();
   });

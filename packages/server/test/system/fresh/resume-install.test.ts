@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, sqliteFile } from '../../../src/app/config.js';
 import { openStorage } from '../../../src/storage/database.js';
 import { createToken } from '../../../src/storage/tokens.js';
-import { APP_SOURCES, httpApi, SitesClient } from '../sites/support/harness.js';
+import { httpApi, SitesClient } from '../sites/support/harness.js';
 import { curlUntil, run, useHost } from '../sites/support/host.js';
-import { serve } from '../sites/support/serve.js';
+import { killableServeEnv, serve } from '../sites/support/serve.js';
 import { startTestHost, stopTestHost, type TestHost } from '../support/test-host.js';
 
 /**
@@ -58,15 +58,7 @@ describe('kill -9 during the first site’s package installation on a pristine h
   it(
     'the restarted service waits for the running apt-get instead of starting it again; the site is installed',
     async () => {
-      const env = {
-        ...APP_SOURCES,
-        SITEPLANE_DATA_DIR: dataDir,
-        SITEPLANE_SECRET_KEY: randomBytes(32).toString('base64'),
-        SITEPLANE_JOB_LEASE_MS: '2000',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        LOG_LEVEL: 'warn',
-      };
+      const env = killableServeEnv(dataDir);
       const storage = await openStorage({
         databaseUrl: null,
         sqliteFile: sqliteFile(loadConfig({ SITEPLANE_DATA_DIR: dataDir })),

@@ -7,18 +7,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, sqliteFile } from '../../../src/app/config.js';
 import { openStorage } from '../../../src/storage/database.js';
 import { createToken } from '../../../src/storage/tokens.js';
-import {
-  APP_SOURCES,
-  ExecutorProbe,
-  Harness,
-  httpApi,
-  removeSystemUser,
-  runId,
-  SitesClient,
-  unauthorizeKey,
-} from './support/harness.js';
+import { ExecutorProbe, Harness, httpApi, removeSystemUser, runId, SitesClient, unauthorizeKey } from './support/harness.js';
 import { curlUntil, daemonsBefore, pathKind, pm2Kill, pm2List, run, stopDaemonsStartedSince } from './support/host.js';
-import { serve, waitForStep } from './support/serve.js';
+import { killableServeEnv, serve, waitForStep } from './support/serve.js';
 
 /**
  * Issue 3 item 9: "a job killed mid-way resumes after restart and finishes without duplicates".
@@ -157,15 +148,7 @@ describe('a create killed mid-way resumes after a restart, without duplicates (i
 
   it('siteplane serve killed with SIGKILL during a WordPress create; a restarted serve finishes it', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'siteplane-kill9-'));
-    const env = {
-      ...APP_SOURCES,
-      SITEPLANE_DATA_DIR: dataDir,
-      SITEPLANE_SECRET_KEY: randomBytes(32).toString('base64'),
-      SITEPLANE_JOB_LEASE_MS: '2000',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      LOG_LEVEL: 'warn',
-    };
+    const env = killableServeEnv(dataDir);
     const daemons = await daemonsBefore();
     const store = await openDb(dataDir);
     const token = (await createToken(store.db, { name: 'kill9', scope: 'write' })).token;

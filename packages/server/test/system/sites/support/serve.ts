@@ -1,8 +1,25 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type { SitesClient } from './harness.js';
+import { APP_SOURCES, type SitesClient } from './harness.js';
 
 const repoRoot = join(import.meta.dirname, '../../../../../..');
+
+/**
+ * The environment of a `siteplane serve` that a test kills and restarts on one data directory:
+ * a short lease, so the restarted one takes the job over within seconds, any free port.
+ */
+export function killableServeEnv(dataDir: string): Record<string, string> {
+  return {
+    ...APP_SOURCES,
+    SITEPLANE_DATA_DIR: dataDir,
+    SITEPLANE_SECRET_KEY: randomBytes(32).toString('base64'),
+    SITEPLANE_JOB_LEASE_MS: '2000',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+  };
+}
 
 /** Starts `siteplane serve` as a child process (one process: node with tsx's loader) and waits for its address. */
 export async function serve(
