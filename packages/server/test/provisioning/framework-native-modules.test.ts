@@ -93,13 +93,14 @@ describe('Directus on a server without github.com and nodejs.org', () => {
     expect(server.fs.read(`${dir}/node_modules/isolated-vm/build/Release/isolated-vm.node`)).toBeDefined();
   });
 
-  it('a resumed install that already allows them neither edits package.json nor removes node_modules', async () => {
+  it('a resumed install that already allows them and uses npm’s node-gyp neither edits package.json nor removes node_modules', async () => {
     const server = isolatedServer();
     const site = withNode22(siteOf('directus'));
     const ctx = npmSource(server, site);
     await ensureNode().run(ctx);
     server.fs.mkdirp(dir, { owner: 'alice', group: 'alice' });
-    server.fs.write(`${dir}/package.json`, '{"allowScripts":{"isolated-vm":true}}', { owner: 'alice', group: 'alice' });
+    const pkg = '{"allowScripts":{"isolated-vm":true},"overrides":{"node-gyp":"13.0.0"}}';
+    server.fs.write(`${dir}/package.json`, pkg, { owner: 'alice', group: 'alice' });
     server.calls.length = 0;
     await installDirectus(11).run(ctx);
     expect(server.calls.some((c) => c.argv[0] === 'rm' || (c.argv[1] === 'pkg' && c.argv[2] === 'set'))).toBe(false);

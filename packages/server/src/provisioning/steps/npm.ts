@@ -53,3 +53,24 @@ export function headerVersion(header: string): string | null {
   const [major, minor, patch] = [part('NODE_MAJOR_VERSION'), part('NODE_MINOR_VERSION'), part('NODE_PATCH_VERSION')];
   return major && minor && patch ? `${major}.${minor}.${patch}` : null;
 }
+
+/**
+ * The version of the node-gyp that comes with the server's npm: `npm config get node-gyp` names the
+ * node-gyp.js npm's install scripts fall back to (NODE_SOURCE=npm: <prefix>/lib/node_modules/npm/
+ * node_modules/node-gyp; Debian's npm: its node-gyp package), and its package.json beside bin/ holds
+ * the version. Asked as root in `/`, so no project's .npmrc answers. Null when npm names none or
+ * the server answers nothing (a dry run).
+ */
+export async function npmNodeGypVersion(ctx: StepContext): Promise<string | null> {
+  const probe = await run(ctx, ['npm', 'config', 'get', 'node-gyp'], { ...AS_ROOT, cwd: '/' });
+  const dir = /^(\/[^\0\n]*)\/bin\/node-gyp\.js$/.exec(probe.stdout.trim())?.[1];
+  if (probe.code !== 0 || !dir) return null;
+  const manifest = await readFile(ctx, `${dir}/package.json`, AS_ROOT);
+  let version: unknown;
+  try {
+    version = (JSON.parse(manifest ?? '{}') as { version?: unknown }).version;
+  } catch {
+    return null;
+  }
+  return typeof version === 'string' && /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/.test(version) ? version : null;
+}

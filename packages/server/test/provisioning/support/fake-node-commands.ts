@@ -143,6 +143,8 @@ function unpack(server: FakeServer, url: string, into: string): CommandResult {
         ['bin/npm-cli.js', `#!/usr/bin/env node\n// npm ${version}\n`, '755'],
         ['bin/npx-cli.js', '#!/usr/bin/env node\n', '755'],
         ['package.json', JSON.stringify({ name: 'npm', version }), '644'],
+        ['node_modules/node-gyp/bin/node-gyp.js', '#!/usr/bin/env node\n', '755'],
+        ['node_modules/node-gyp/package.json', JSON.stringify({ name: 'node-gyp', version: NPM_NODE_GYP[version] }), '644'],
       ]
     : [
         ['bin/node', `ELF node ${version}`, '755'],
@@ -156,6 +158,9 @@ function unpack(server: FakeServer, url: string, into: string): CommandResult {
   }
   return ok();
 }
+
+/** The node-gyp each npm of the fake registry bundles: 12.2.1's as the registry's tarball has it, the others' of their time. */
+export const NPM_NODE_GYP: Record<string, string> = { '10.9.4': '10.3.1', '11.6.2': '11.4.2', '12.2.1': '13.0.0' };
 
 /** The defines node-gyp reads from the headers (a real node_version.h has many more lines). */
 export function nodeVersionHeader(version: string): string {

@@ -52,6 +52,8 @@ export class FakeServer {
   readonly registry: FakeRegistry = newRegistry();
   /** Whether git reaches github.com (many servers reach only Debian's mirror and a registry). */
   reachesGithub = true;
+  /** python3's version: Debian 12's (Debian 13 has 3.13, without distutils, which node-gyp before 10 imports). */
+  python = '3.11';
   /** Whether node-gyp can download Node's headers from nodejs.org (when not pointed at local ones). */
   reachesNodejsOrg = true;
   /** Round trips: every command a step sent (a constant script is one). */

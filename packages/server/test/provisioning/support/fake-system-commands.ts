@@ -128,6 +128,7 @@ function npm(server: FakeServer, args: string[], options: RunOptions): CommandRe
     server.programs.add('pm2');
     return ok();
   }
+  if (args.join(' ') === 'config get node-gyp' && !options.asUser) return ok(`${npmNodeGyp(server)}\n`);
   if (!options.asUser || !options.cwd) return fail('npm for a site must run as its user in a directory');
   if (args[0] === 'exec') {
     const name = args[args.indexOf('--') + 2]!;
@@ -166,11 +167,19 @@ function npmPkgSet(server: FakeServer, settings: string[], options: RunOptions):
   return ok();
 }
 
+/** The node-gyp.js npm falls back to: in the tree of the npm from the registry, else Debian's node-gyp package. */
+function npmNodeGyp(server: FakeServer): string {
+  const { fs } = server;
+  if (fs.read('/usr/local/bin/npm') === undefined) return '/usr/share/nodejs/node-gyp/bin/node-gyp.js';
+  return `${fs.resolve('/usr/local/bin/npm').replace(/\/bin\/npm-cli\.js$/, '')}/node_modules/node-gyp/bin/node-gyp.js`;
+}
+
 /**
  * The native modules of the projects the fakes scaffold: the strapi scaffold's better-sqlite3,
  * directus's isolated-vm and its optional sqlite3. As npm 12 does, an install builds only those
  * package.json's allowScripts lets it; node-gyp needs Node's headers, from npm_config_nodedir or
- * downloaded from nodejs.org.
+ * downloaded from nodejs.org. sqlite3 brings node-gyp 8.x (or package.json's override) to the
+ * project's top, and its .bin comes before npm's own node-gyp: before 10 it fails on Python 3.12+.
  */
 function npmInstall(server: FakeServer, args: string[], options: RunOptions): CommandResult {
   const { fs } = server;
@@ -179,6 +188,7 @@ function npmInstall(server: FakeServer, args: string[], options: RunOptions): Co
   const pkg = JSON.parse(fs.read(`${options.cwd}/package.json`) ?? '{}') as {
     dependencies?: Record<string, string>;
     allowScripts?: Record<string, boolean>;
+    overrides?: Record<string, string>;
   };
   const wants = [...Object.keys(pkg.dependencies ?? {}), ...args.filter((a) => !a.startsWith('-'))];
   const natives: [string, boolean][] = [
@@ -187,6 +197,12 @@ function npmInstall(server: FakeServer, args: string[], options: RunOptions): Co
       ? [['isolated-vm', false] as [string, boolean], ['sqlite3', true] as [string, boolean]]
       : []),
   ];
+  const gyp = natives.some(([name]) => name === 'sqlite3') ? (pkg.overrides?.['node-gyp'] ?? '8.4.1') : null;
+  if (gyp !== null) {
+    fs.mkdirp(`${options.cwd}/node_modules/node-gyp`, own);
+    fs.write(`${options.cwd}/node_modules/node-gyp/package.json`, JSON.stringify({ name: 'node-gyp', version: gyp }), own);
+  }
+  const oldGyp = gyp !== null && Number(gyp.split('.')[0]) < 10 && Number(server.python.split('.')[1]) >= 12;
   for (const [name, optional] of natives) {
     const dir = `${options.cwd}/node_modules/${name}`;
     // npm does not run an installed package's install script again.
@@ -198,6 +214,12 @@ function npmInstall(server: FakeServer, args: string[], options: RunOptions): Co
     if (!headers && !server.reachesNodejsOrg) {
       if (optional) continue;
       return fail(`gyp ERR! stack FetchError: request to https://nodejs.org/download/release/ failed\nnpm error path ${dir}`);
+    }
+    if (oldGyp) {
+      if (optional) continue;
+      return fail(
+        `npm error     from distutils.version import StrictVersion\nnpm error ModuleNotFoundError: No module named 'distutils'\nnpm error gyp ERR! node-gyp -v v${gyp}\nnpm error path ${dir}`,
+      );
     }
     fs.mkdirp(`${dir}/build/Release`, own);
     fs.write(`${dir}/build/Release/${name}.node`, 'ELF', own);

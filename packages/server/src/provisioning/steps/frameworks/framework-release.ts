@@ -1,6 +1,6 @@
 import type { ProvisionedSite, StepContext } from '../../step.js';
 import { mustRun, mustRunLong, StepError } from '../commands.js';
-import { nativeBuildEnv, npmRegistryArgs } from '../npm.js';
+import { nativeBuildEnv, npmNodeGypVersion, npmRegistryArgs } from '../npm.js';
 import { asSiteUser } from '../pm2.js';
 import { linkTarget, makeDirectory, pathKind, pointLink, readFile, writeFile } from '../remote-files.js';
 import { numberOption, type SiteLayout, siteLayout } from '../site-layout.js';
@@ -79,7 +79,7 @@ export async function allowInstallScripts(
   for (const name of names) {
     if (!/^(?:@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9_-]*$/.test(name)) throw new StepError(`invalid package name ${name}`);
   }
-  const allowed = allowedScripts(await readReleaseFile(ctx, release, 'package.json'));
+  const allowed = packageObject(await readReleaseFile(ctx, release, 'package.json'), 'allowScripts');
   if (names.every((name) => allowed[name] === true)) return false;
   const settings = names.map((name) => `allowScripts.${name}=true`);
   const user = asSiteUser(release.layout, release.dir);
@@ -88,10 +88,35 @@ export async function allowInstallScripts(
   return true;
 }
 
-function allowedScripts(packageJson: string | null): Record<string, unknown> {
+/**
+ * Makes the project's node-gyp the one that comes with the server's npm (`overrides` in
+ * package.json). When npm runs an install script it puts every node_modules/.bin ahead of its own
+ * node-gyp, so a node-gyp some dependency brings builds the native modules instead: Directus's
+ * sqlite3 5 wants node-gyp 8.x, which npm places at the project's top. node-gyp before 10 imports
+ * distutils, gone since Python 3.12, so on Debian 13 (Python 3.13) isolated-vm does not build.
+ * npm's own node-gyp was released with it, for the Node and Python of its time. Setting
+ * npm_config_node_gyp would not do: only npm's fallback, behind those .bin directories, reads it.
+ * Nothing changes when npm names no node-gyp (a dry run). True when package.json changed.
+ */
+export async function useNpmNodeGyp(ctx: StepContext, release: FrameworkRelease): Promise<boolean> {
+  const version = await npmNodeGypVersion(ctx);
+  if (version === null) {
+    ctx.log("npm names no node-gyp of its own; the project's dependencies decide which one builds");
+    return false;
+  }
+  const overrides = packageObject(await readReleaseFile(ctx, release, 'package.json'), 'overrides');
+  if (overrides['node-gyp'] === version) return false;
+  const user = asSiteUser(release.layout, release.dir);
+  await mustRun(ctx, ['npm', 'pkg', 'set', '--json', `overrides.node-gyp=${JSON.stringify(version)}`], user, 'pin node-gyp');
+  ctx.log(`native modules build with node-gyp ${version}, npm's own (overrides in package.json)`);
+  return true;
+}
+
+/** An object-valued field of a package.json, or {} when it is missing or not an object. */
+function packageObject(packageJson: string | null, field: string): Record<string, unknown> {
   try {
-    const allow = (JSON.parse(packageJson ?? '{}') as { allowScripts?: unknown }).allowScripts;
-    return typeof allow === 'object' && allow !== null ? (allow as Record<string, unknown>) : {};
+    const value = (JSON.parse(packageJson ?? '{}') as Record<string, unknown>)[field];
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
   } catch {
     return {};
   }

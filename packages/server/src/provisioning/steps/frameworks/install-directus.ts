@@ -16,6 +16,7 @@ import {
   readReleaseFile,
   runInRelease,
   typeVersion,
+  useNpmNodeGyp,
   writePrivate,
 } from './framework-release.js';
 
@@ -44,9 +45,11 @@ export function installDirectus(version: number): Step {
             `${JSON.stringify({ name: 'directus-site', private: true }, null, 2)}\n`,
           );
         }
-        if (await allowInstallScripts(ctx, release, nativeModules(ctx))) {
-          // An install made before they were allowed left them unbuilt (npm 12 blocked them), and
-          // npm does not build an installed package again: its node_modules starts over.
+        const allowed = await allowInstallScripts(ctx, release, nativeModules(ctx));
+        const pinned = await useNpmNodeGyp(ctx, release);
+        if (allowed || pinned) {
+          // An install made before left them unbuilt (npm 12 blocked them, or node-gyp 8 failed on
+          // Python 3.12+), and npm does not build an installed package again: node_modules starts over.
           const modules = `${release.dir}/node_modules`;
           await mustRun(ctx, ['rm', '-rf', '--', modules], asSiteUser(release.layout, release.dir), `remove ${modules}`);
         }
