@@ -13,6 +13,7 @@ import { keyset } from '../../storage/paging.js';
 import type { UseCaseDeps } from '../deps.js';
 import { type PageRequest, toPage } from '../pagination.js';
 import { teamFor } from '../team-of.js';
+import { serverConnection } from './server-connection.js';
 import { serverRecord } from './server-record.js';
 
 /** POST /api/v1/servers: Siteplane generates the server's SSH key pair and returns the public key. */
@@ -130,14 +131,7 @@ export async function verifyServer(deps: UseCaseDeps, actor: Actor, uuid: string
     return serverRecord({ ...server, status: 'verified' });
   }
   try {
-    const result = await deps.integrations.inspectServer({
-      connection: server.connection,
-      ip: server.ip,
-      sshPort: server.ssh_port,
-      sshUser: server.ssh_user,
-      privateKey: server.private_key_enc ? deps.secrets.open(server.private_key_enc) : null,
-      hostKeySha256: server.host_key_sha256,
-    });
+    const result = await deps.integrations.inspectServer(serverConnection(deps, server));
     const update = {
       status: 'verified' as const,
       host_key_sha256: result.hostKeySha256,

@@ -7,6 +7,7 @@ import { uniqueViolation } from '../../storage/unique-violation.js';
 import type { UseCaseDeps } from '../deps.js';
 import { type PageRequest, toPage } from '../pagination.js';
 import { findServer } from './manage-servers.js';
+import { serverConnection } from './server-connection.js';
 
 const userRecord = (r: { uuid: string; server_uuid: string; username: string; created_at: string }) => ({
   uuid: r.uuid,
@@ -42,17 +43,7 @@ type ServerRow = Awaited<ReturnType<typeof findServer>>;
 async function privilegedOnServer(deps: UseCaseDeps, server: ServerRow, username: string): Promise<string | null> {
   // A dry-run server has no accounts to ask; an unverified one has no pinned host key yet.
   if (server.connection === 'dry-run' || server.status !== 'verified') return null;
-  const account = await deps.integrations.inspectAccount(
-    {
-      connection: server.connection,
-      ip: server.ip,
-      sshPort: server.ssh_port,
-      sshUser: server.ssh_user,
-      privateKey: server.private_key_enc ? deps.secrets.open(server.private_key_enc) : null,
-      hostKeySha256: server.host_key_sha256,
-    },
-    username,
-  );
+  const account = await deps.integrations.inspectAccount(serverConnection(deps, server), username);
   return account ? privilegedAccount(username, account) : null;
 }
 
