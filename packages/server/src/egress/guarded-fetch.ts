@@ -71,13 +71,15 @@ function toResponse(response: http.IncomingMessage, raw: Buffer): Response {
     for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
   }
   const encoding = (response.headers['content-encoding'] ?? '').toLowerCase();
+  // The cap holds after decompression too: a few kilobytes of gzip can inflate to gigabytes.
+  const limit = { maxOutputLength: MAX_BODY_BYTES };
   const body =
     encoding === 'gzip'
-      ? gunzipSync(raw)
+      ? gunzipSync(raw, limit)
       : encoding === 'deflate'
-        ? inflateSync(raw)
+        ? inflateSync(raw, limit)
         : encoding === 'br'
-          ? brotliDecompressSync(raw)
+          ? brotliDecompressSync(raw, limit)
           : raw;
   if (body !== raw) {
     headers.delete('content-encoding');

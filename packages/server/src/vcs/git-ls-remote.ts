@@ -16,6 +16,7 @@ import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { EgressError } from '../egress/egress-error.js';
+import { MAX_VCS_BODY_BYTES, tooLarge } from './body-cap.js';
 import type { GitRemote } from './git-remote.js';
 import { type Branch, VcsError } from './provider.js';
 import { quote } from './redact.js';
@@ -63,12 +64,15 @@ export async function lsRemote(remote: GitRemote, options: LsRemoteOptions = {})
         cwd: home,
         timeout: timeoutMs,
         killSignal: 'SIGKILL',
-        maxBuffer: 64 * 1024 * 1024,
+        // Node stops reading and kills git past this (ERR_CHILD_PROCESS_STDIO_MAXBUFFER), see below.
+        maxBuffer: MAX_VCS_BODY_BYTES,
         windowsHide: true,
       },
       (error, stdout, stderr) => {
         if (!error) return resolve(parseLsRemote(stdout));
         const failure = error as NodeJS.ErrnoException & { killed?: boolean };
+        if ((failure.code as unknown) === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER')
+          return reject(tooLarge(`git ls-remote ${quote(remote.display, remote.secrets)}`, MAX_VCS_BODY_BYTES));
         if (failure.code === 'ENOENT') return reject(new VcsError('provider_error', 'git is not installed on this server'));
         if (failure.killed)
           return reject(

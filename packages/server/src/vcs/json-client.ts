@@ -3,6 +3,7 @@
  * timeout, answers cached per profile (fresh for a TTL, then revalidated with If-None-Match),
  * identical concurrent requests merged, failures mapped to VcsError, and pages followed to the end.
  */
+import { readCappedText } from './body-cap.js';
 import { type CachedResponse, HttpCache } from './http-cache.js';
 import { errorFromNetwork, errorFromResponse } from './http-errors.js';
 import { VcsError } from './provider.js';
@@ -121,8 +122,9 @@ export class JsonClient {
         // Redirects are followed here, not by fetch, so custom auth headers (PRIVATE-TOKEN) never
         // travel to a host outside the API root. GitHub redirects renamed repositories this way.
         response = await this.fetch(target, { method: 'GET', headers, signal, redirect: 'manual' });
-        bodyText = await response.text();
+        bodyText = await readCappedText(response, () => `${provider} (${quote(path, secrets)})`);
       } catch (error) {
+        if (error instanceof VcsError) throw error;
         throw errorFromNetwork(provider, path, error, this.timeoutMs, secrets);
       }
       const location = response.headers.get('location');
