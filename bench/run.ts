@@ -25,6 +25,9 @@ const env = {
   PORT: String(SERVICE_PORT),
   LOG_LEVEL: 'warn',
   SITEPLANE_WORKER: 'off',
+  // The bench measures throughput, far past any per-token limit.
+  SITEPLANE_RATE_LIMIT: '0',
+  SITEPLANE_RATE_LIMIT_ADDRESS: '0',
 };
 const children: ChildProcess[] = [];
 

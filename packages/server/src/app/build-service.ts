@@ -143,6 +143,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     clock,
     logger,
     version: VERSION,
+    rateLimit: { perToken: config.rateLimit, perAddress: config.rateLimitAddress },
     health: async () => {
       await sql`SELECT 1`.execute(storage.db);
       return { database: true, worker: worker !== null };

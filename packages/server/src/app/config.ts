@@ -62,6 +62,10 @@ export interface Config {
    * (servers, VC baseUrls, git remotes, owned-zone A records). Public addresses are always allowed.
    */
   allowedTargets: readonly Cidr[];
+  /** SITEPLANE_RATE_LIMIT: requests a minute per token (0 = no limit). */
+  rateLimit: number;
+  /** SITEPLANE_RATE_LIMIT_ADDRESS: requests a minute per client address without a valid token (0 = no limit). */
+  rateLimitAddress: number;
 }
 
 export const NODE_SOURCES = ['nodesource', 'npm'] as const;
@@ -184,6 +188,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     runWorker: str('SITEPLANE_WORKER', 'on') !== 'off',
     localServer: localServer === 'on',
     allowedTargets: allowedTargets.ranges,
+    rateLimit: int('SITEPLANE_RATE_LIMIT', 1200, 0, 1_000_000),
+    rateLimitAddress: int('SITEPLANE_RATE_LIMIT_ADDRESS', 300, 0, 1_000_000),
   };
   for (const [name, value] of [
     ['WORDPRESS_SOURCE', config.wordpressSource],

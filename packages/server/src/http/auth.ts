@@ -1,23 +1,27 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor } from '../domain/auth/actor.js';
 import { sendProblem } from './problem.js';
+import { type RateLimiter, refuseOverLimit } from './rate-limit.js';
 
 export type Authenticate = (token: string) => Promise<Actor | null>;
 
 /**
  * Bearer authentication (spec §5): 401 with WWW-Authenticate for a missing, unknown or revoked
- * token; 403 when a read-only token asks to write.
+ * token; 403 when a read-only token asks to write. With a limiter, 429 past the limit of the token,
+ * or of the client address when there is no valid token.
  */
 export async function authenticateRequest(
   req: FastifyRequest,
   reply: FastifyReply,
   authenticate: Authenticate,
   needs: 'read' | 'write',
+  limiter?: RateLimiter,
 ): Promise<Actor | null> {
   const header = req.headers.authorization;
   const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
   const actor = match?.[1] ? await authenticate(match[1]) : null;
   if (!actor) {
+    if (await refuseOverLimit(req, reply, limiter, 'address', req.ip)) return null;
     reply.header('WWW-Authenticate', `Bearer realm="siteplane"${header ? ', error="invalid_token"' : ''}`);
     await sendProblem(
       req,
@@ -27,6 +31,7 @@ export async function authenticateRequest(
     );
     return null;
   }
+  if (await refuseOverLimit(req, reply, limiter, 'token', actor.tokenUuid)) return null;
   if (needs === 'write' && actor.scope !== 'write') {
     await sendProblem(req, reply, 'forbidden', 'This token is read-only.');
     return null;

@@ -14,6 +14,7 @@ import { MalformedJson } from './malformed-json.js';
 import { buildOpenApi } from './openapi.js';
 import { sendProblem } from './problem.js';
 import { assertQueryShape } from './query-shape.js';
+import { RateLimiter } from './rate-limit.js';
 import type { RouteDef } from './route.js';
 import { apiRoutes } from './routes/index.js';
 import { assertMatches } from './validate-schema.js';
@@ -26,6 +27,8 @@ export interface HttpDeps {
   logger: Logger;
   version: string;
   health(): Promise<{ database: boolean; worker: boolean }>;
+  /** Requests a minute per token and per client address without a valid token; 0 turns one off. Health and docs are exempt. */
+  rateLimit: { perToken: number; perAddress: number };
 }
 
 const BODY_LIMIT = 1024 * 1024;
@@ -66,8 +69,9 @@ export function buildHttp(deps: HttpDeps): { app: FastifyInstance; openapi: Retu
   const idempotency = new IdempotencyKeys(deps.idempotency, deps.useCases.secrets, deps.clock);
   idempotency.install(app);
 
+  const limiter = new RateLimiter(deps.rateLimit.perToken, deps.rateLimit.perAddress, () => deps.clock.now().getTime());
   const routes = apiRoutes(deps.useCases);
-  for (const route of routes) register(app, route, deps, idempotency);
+  for (const route of routes) register(app, route, deps, idempotency, limiter);
   const openapi = buildOpenApi(routes, deps.version);
   const openapiJson = JSON.stringify(openapi, null, 2);
   const docsHtml = renderDocsPage(openapi);
@@ -81,12 +85,24 @@ export function buildHttp(deps: HttpDeps): { app: FastifyInstance; openapi: Retu
   return { app, openapi };
 }
 
-function register(app: FastifyInstance, route: RouteDef, deps: HttpDeps, idempotency: IdempotencyKeys): void {
+function register(
+  app: FastifyInstance,
+  route: RouteDef,
+  deps: HttpDeps,
+  idempotency: IdempotencyKeys,
+  limiter: RateLimiter,
+): void {
   app.route({
     method: route.method,
     url: route.url,
     handler: async (req, reply) => {
-      const actor = await authenticateRequest(req, reply, deps.authenticate, route.auth === 'none' ? 'read' : route.auth);
+      const actor = await authenticateRequest(
+        req,
+        reply,
+        deps.authenticate,
+        route.auth === 'none' ? 'read' : route.auth,
+        limiter,
+      );
       if (!actor) return reply;
       (req as typeof req & { actor: typeof actor }).actor = actor;
       assertQueryShape(req.query);

@@ -47,6 +47,9 @@ export async function startTestService(
     DATABASE_URL: databaseUrl,
     SITEPLANE_SECRET_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: 'silent',
+    // Suites make thousands of requests with one token; the rate-limit suite sets its own.
+    SITEPLANE_RATE_LIMIT: '0',
+    SITEPLANE_RATE_LIMIT_ADDRESS: '0',
     ...overrides.env,
   });
   const service = await buildService(config, {

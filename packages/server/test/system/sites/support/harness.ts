@@ -287,6 +287,9 @@ export class Harness extends SitesClient {
       SITEPLANE_DATA_DIR: ownDataDir ?? undefined,
       SITEPLANE_SECRET_KEY: randomBytes(32).toString('base64'),
       LOG_LEVEL: 'silent',
+      // Operations are polled far more often than a client would; no per-token limit here.
+      SITEPLANE_RATE_LIMIT: '0',
+      SITEPLANE_RATE_LIMIT_ADDRESS: '0',
       ...APP_SOURCES,
       ...options.env,
     });

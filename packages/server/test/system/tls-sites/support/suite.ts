@@ -53,6 +53,9 @@ export async function startSuite(env: Record<string, string>): Promise<TlsSuite>
         SITEPLANE_DATA_DIR: dataDir,
         SITEPLANE_SECRET_KEY: secretKey,
         LOG_LEVEL: 'silent',
+        // Operations are polled far more often than a client would; no per-token limit here.
+        SITEPLANE_RATE_LIMIT: '0',
+        SITEPLANE_RATE_LIMIT_ADDRESS: '0',
         // This machine as the server, reached as 127.0.0.1 (its owned-zone A records point there):
         // a single-tenant test install, so the operator settings that allow it are on.
         SITEPLANE_LOCAL_SERVER: 'on',
