@@ -15,6 +15,7 @@ export const ERROR_CODES = {
   idempotency_key_reused: 'The Idempotency-Key was used with another request.',
   idempotency_key_in_progress: 'A request with this Idempotency-Key is still being processed.',
   rate_limited: 'Too many requests.',
+  quota_exceeded: 'The team holds as many records of this kind as its quota allows (SITEPLANE_QUOTA_*).',
   not_implemented: 'This feature is not built yet.',
   internal: 'Internal error.',
   upstream_unavailable: 'A provider could not be reached.',

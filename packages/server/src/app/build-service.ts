@@ -89,6 +89,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     phpSource: config.phpSource,
     egress,
     localServer: config.localServer,
+    quotas: config.quotas,
   };
   const sshPool = new SshExecutorPool();
   const jobDeps: SiteJobDeps = {

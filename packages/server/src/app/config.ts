@@ -66,6 +66,8 @@ export interface Config {
   rateLimit: number;
   /** SITEPLANE_RATE_LIMIT_ADDRESS: requests a minute per client address without a valid token (0 = no limit). */
   rateLimitAddress: number;
+  /** SITEPLANE_QUOTA_SERVERS / _SITES / _PROFILES: live records per team (0 = no limit); profiles are DNS and VC together. */
+  quotas: { servers: number; sites: number; profiles: number };
 }
 
 export const NODE_SOURCES = ['nodesource', 'npm'] as const;
@@ -190,6 +192,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     allowedTargets: allowedTargets.ranges,
     rateLimit: int('SITEPLANE_RATE_LIMIT', 1200, 0, 1_000_000),
     rateLimitAddress: int('SITEPLANE_RATE_LIMIT_ADDRESS', 300, 0, 1_000_000),
+    quotas: {
+      servers: int('SITEPLANE_QUOTA_SERVERS', 100, 0, 1_000_000),
+      sites: int('SITEPLANE_QUOTA_SITES', 10_000, 0, 100_000_000),
+      profiles: int('SITEPLANE_QUOTA_PROFILES', 100, 0, 1_000_000),
+    },
   };
   for (const [name, value] of [
     ['WORDPRESS_SOURCE', config.wordpressSource],

@@ -17,6 +17,8 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   method_not_allowed: 405,
   conflict: 409,
   rate_limited: 429,
+  // Like the spec's other limits (one per server, uniqueness): a 422 the client fixes by deleting a record.
+  quota_exceeded: 422,
   not_implemented: 501,
   internal: 500,
   upstream_unavailable: 502,

@@ -8,6 +8,7 @@ import type { Dialect } from '../storage/database.js';
 import type { WriteTransactions } from '../storage/group-commit.js';
 import type { Database } from '../storage/schema.js';
 import type { Integrations } from './integrations.js';
+import type { Quotas } from './quotas.js';
 import type { SiteListCache } from './sites/site-list-cache.js';
 
 /** What use cases receive: only ports, built once in app/. */
@@ -34,4 +35,6 @@ export interface UseCaseDeps {
   egress: EgressPolicy;
   /** SITEPLANE_LOCAL_SERVER: whether `connection: "local"` servers may be registered. */
   localServer: boolean;
+  /** SITEPLANE_QUOTA_*: records a team may hold, checked in the create's transaction. */
+  quotas: Quotas;
 }

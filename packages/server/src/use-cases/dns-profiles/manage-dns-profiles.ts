@@ -9,6 +9,7 @@ import { keyset } from '../../storage/paging.js';
 import type { Database } from '../../storage/schema.js';
 import type { UseCaseDeps } from '../deps.js';
 import { type PageRequest, toPage } from '../pagination.js';
+import { assertWithinQuota } from '../quotas.js';
 import { teamFor } from '../team-of.js';
 
 /** Credential fields per provider (ARCHITECTURE §2); `?` marks optional ones. */
@@ -56,7 +57,10 @@ export async function createDnsProfile(deps: UseCaseDeps, actor: Actor, body: St
     verified_at: null,
     created_at: deps.clock.now().toISOString(),
   };
-  await deps.db.insertInto('dns_profiles').values(row).execute();
+  await deps.db.transaction().execute(async (trx) => {
+    await assertWithinQuota(trx, deps.dialect, deps.quotas, row.team_uuid, 'profiles');
+    await trx.insertInto('dns_profiles').values(row).execute();
+  });
   return record(row);
 }
 

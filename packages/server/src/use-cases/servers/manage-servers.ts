@@ -12,6 +12,7 @@ import { EgressError } from '../../egress/egress-error.js';
 import { keyset } from '../../storage/paging.js';
 import type { UseCaseDeps } from '../deps.js';
 import { type PageRequest, toPage } from '../pagination.js';
+import { assertWithinQuota } from '../quotas.js';
 import { teamFor } from '../team-of.js';
 import { serverConnection } from './server-connection.js';
 import { serverRecord } from './server-record.js';
@@ -64,7 +65,10 @@ export async function createServer(deps: UseCaseDeps, actor: Actor, body: Static
     updated_at: now,
     deleted_at: null,
   };
-  await deps.db.insertInto('servers').values(row).execute();
+  await deps.db.transaction().execute(async (trx) => {
+    await assertWithinQuota(trx, deps.dialect, deps.quotas, team, 'servers');
+    await trx.insertInto('servers').values(row).execute();
+  });
   return serverRecord(row);
 }
 

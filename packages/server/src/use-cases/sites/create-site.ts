@@ -12,6 +12,7 @@ import { timeOrderedUuid } from '../../storage/time-ordered-uuid.js';
 import { uniqueViolation } from '../../storage/unique-violation.js';
 import type { UseCaseDeps } from '../deps.js';
 import { enqueueOperation } from '../operations/enqueue-operation.js';
+import { assertWithinQuota } from '../quotas.js';
 import { generatedDatabaseName, generatedDatabaseUser, generatedPassword } from './generate-names.js';
 import { type SiteRecord, siteRecord } from './site-record.js';
 
@@ -33,6 +34,7 @@ export async function createSite(deps: UseCaseDeps, actor: Actor, body: unknown)
         phpSource: deps.phpSource,
       };
       const plan = validateCreateSite(body, ctx);
+      await assertWithinQuota(trx, deps.dialect, deps.quotas, (server as ServerRow).team_uuid, 'sites');
       const now = deps.clock.now().toISOString();
       const site = materialise(plan, server as ServerRow, deps.freeDomainBase, ctx.taken.ports);
       const secrets = {

@@ -10,6 +10,7 @@ import { uniqueViolation } from '../../storage/unique-violation.js';
 import type { VcsProfileConfig, VcsProviderName } from '../../vcs/provider.js';
 import type { UseCaseDeps } from '../deps.js';
 import { type PageRequest, toPage } from '../pagination.js';
+import { assertWithinQuota } from '../quotas.js';
 import { teamFor } from '../team-of.js';
 import { checkVcProfileBody } from './validate-vc-profile.js';
 import { creationError } from './vcs-errors.js';
@@ -71,7 +72,10 @@ export async function createVcProfile(deps: UseCaseDeps, actor: Actor, body: Sta
     created_at: deps.clock.now().toISOString(),
   };
   try {
-    await deps.db.insertInto('vc_profiles').values(row).execute();
+    await deps.db.transaction().execute(async (trx) => {
+      await assertWithinQuota(trx, deps.dialect, deps.quotas, team, 'profiles');
+      await trx.insertInto('vc_profiles').values(row).execute();
+    });
   } catch (error) {
     if (!uniqueViolation(error)) throw error;
     throw new ValidationError([NAME_TAKEN]);
