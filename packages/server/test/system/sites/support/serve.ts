@@ -18,6 +18,9 @@ export function killableServeEnv(dataDir: string): Record<string, string> {
     HOST: '127.0.0.1',
     PORT: '0',
     LOG_LEVEL: 'warn',
+    // The tests poll every 20 ms, past any per-token limit a person's client would need.
+    SITEPLANE_RATE_LIMIT: '0',
+    SITEPLANE_RATE_LIMIT_ADDRESS: '0',
   };
 }
 
