@@ -133,18 +133,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       'FREE_DOMAIN_ZONE and FREE_DOMAIN_DNS_PROFILE go together: set both (owned zone) or neither (FREE_DOMAIN_BASE)',
     );
   }
-  const nodeSource = str('NODE_SOURCE', 'nodesource').toLowerCase();
-  if (!(NODE_SOURCES as readonly string[]).includes(nodeSource)) {
-    problems.push(`NODE_SOURCE must be one of ${NODE_SOURCES.join(', ')} (got "${nodeSource}")`);
-  }
-  const databaseEngineSource = str('DB_ENGINE_SOURCE', 'vendor').toLowerCase();
-  if (!(DB_ENGINE_SOURCES as readonly string[]).includes(databaseEngineSource)) {
-    problems.push(`DB_ENGINE_SOURCE must be one of ${DB_ENGINE_SOURCES.join(', ')} (got "${databaseEngineSource}")`);
-  }
-  const phpSource = str('PHP_SOURCE', 'sury').toLowerCase();
-  if (!(PHP_SOURCES as readonly string[]).includes(phpSource)) {
-    problems.push(`PHP_SOURCE must be one of ${PHP_SOURCES.join(', ')} (got "${phpSource}")`);
-  }
+  /** A setting that names one of a fixed set of words (case-insensitive); an unknown one is a problem. */
+  const oneOf = <T extends string>(name: string, values: readonly T[], fallback: T): T => {
+    const value = str(name, fallback).toLowerCase();
+    if (!(values as readonly string[]).includes(value))
+      problems.push(`${name} must be one of ${values.join(', ')} (got "${value}")`);
+    return value as T;
+  };
+  const nodeSource = oneOf('NODE_SOURCE', NODE_SOURCES, 'nodesource');
+  const databaseEngineSource = oneOf('DB_ENGINE_SOURCE', DB_ENGINE_SOURCES, 'vendor');
+  const phpSource = oneOf('PHP_SOURCE', PHP_SOURCES, 'sury');
   const zerosslEabKid = opt('ZEROSSL_EAB_KID');
   const zerosslEabHmacKey = opt('ZEROSSL_EAB_HMAC_KEY');
   if (!zerosslEabKid !== !zerosslEabHmacKey)
@@ -181,9 +179,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       'https://files.phpmyadmin.net/phpMyAdmin/5.2.1/phpMyAdmin-5.2.1-all-languages.tar.gz',
     ),
     npmRegistry: url('NPM_REGISTRY'),
-    nodeSource: nodeSource as NodeSource,
-    databaseEngineSource: databaseEngineSource as DbEngineSource,
-    phpSource: phpSource as PhpSource,
+    nodeSource,
+    databaseEngineSource,
+    phpSource,
     logLevel: str('LOG_LEVEL', 'info'),
     workerConcurrency: int('WORKER_CONCURRENCY', 4, 1, 64),
     jobLeaseMs: int('SITEPLANE_JOB_LEASE_MS', 30_000, 1_000, 3_600_000),
