@@ -3,6 +3,7 @@ import * as m001 from './001_initial.js';
 import * as m002 from './002_tls.js';
 import * as m003 from './003_vc_profile_names.js';
 import * as m004 from './004_idempotency_scope.js';
+import * as m005 from './005_sites_by_team.js';
 
 /** Numbered, forward-only; the same list for SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '002_tls': m002,
   '003_vc_profile_names': m003,
   '004_idempotency_scope': m004,
+  '005_sites_by_team': m005,
 };
