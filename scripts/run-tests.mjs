@@ -6,7 +6,7 @@
 //   --system-only          only the system tests
 //   --fresh-only [--os X]  only the pristine-host suites (test/system/fresh), on Debian 12 or 13
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 
 const argv = process.argv.slice(2);
 const args = new Set(argv);
@@ -31,8 +31,56 @@ function stopHost() {
   if (hostStarted) sh('bash', ['scripts/test-env/test-host.sh', 'stop', HOST]);
   hostStarted = false;
 }
-process.on('exit', stopHost);
+process.on('exit', () => {
+  stopHost();
+  stopDaemons();
+});
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(1));
+
+// The loopback sshd (setup.sh) and Pebble (pebble.sh) are stopped at the end when this run started
+// them; ones already running (a developer's) are left as they were.
+const STATE = '/var/lib/siteplane-test';
+const DAEMONS = [
+  { pidFile: `${STATE}/ssh/sshd.pid`, stop: 'scripts/test-env/teardown.sh' },
+  { pidFile: `${STATE}/pebble/pebble.pid`, stop: 'scripts/test-env/pebble-stop.sh' },
+];
+const daemonsBefore = new Set(DAEMONS.filter((d) => pidAlive(d.pidFile)).map((d) => d.stop));
+function pidAlive(pidFile) {
+  try {
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    return pid > 0 && existsSync(`/proc/${pid}`);
+  } catch {
+    return false;
+  }
+}
+function stopDaemons() {
+  for (const d of DAEMONS) if (!daemonsBefore.has(d.stop) && pidAlive(d.pidFile)) sh('bash', [d.stop]);
+}
+
+// A run leaves no daemon behind: every process that appeared during it and is still alive at the
+// end (after the host and the daemons above are stopped) is listed and counted as a failure.
+// SITEPLANE_LEFTOVER_CHECK=0 turns this off on a machine where other work starts processes meanwhile.
+const leftoverCheck = process.env.SITEPLANE_LEFTOVER_CHECK !== '0';
+const processesBefore = new Set(processIds());
+function processIds() {
+  return readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+}
+function leftoverProcesses() {
+  const mine = String(process.pid);
+  return processIds()
+    .filter((pid) => pid !== mine && !processesBefore.has(pid))
+    .map((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const parent = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1];
+        const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+        return { pid, parent, command };
+      } catch {
+        return null; // ended meanwhile
+      }
+    })
+    .filter((p) => p !== null && p.parent !== mine && p.command !== '');
+}
 
 let system = false;
 if ((wantSystem || freshOnly) && isRoot) {
@@ -120,5 +168,12 @@ for (const run of runs) {
   if (run.code !== 0 && report.numFailedTests === 0 && report.numFailedTestSuites === 0) failed += 1;
 }
 stopHost();
+stopDaemons();
+if (leftoverCheck) {
+  for (const p of leftoverProcesses()) {
+    console.error(`left running by the tests: pid ${p.pid}: ${p.command}`);
+    failed += 1;
+  }
+}
 console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed > 0 || passed === 0 ? 1 : 0);
