@@ -16,7 +16,7 @@ export function serveCommand(program: Command): void {
       process.stdout.write(
         `Siteplane listening on ${address} (storage: ${store})\n` +
           `API reference: ${address}/docs\n` +
-          'Create a token: npx tsx packages/cli/src/main.ts token create --name me (same SITEPLANE_DATA_DIR / DATABASE_URL)\n',
+          'Create a token: siteplane token create --name me (same SITEPLANE_DATA_DIR / DATABASE_URL)\n',
       );
       const stop = async () => {
         await service.close();

@@ -60,8 +60,13 @@ export interface ServiceOverrides {
   resolveHost?: ResolveHost;
 }
 
-export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
-  .version;
+/**
+ * The built command (scripts/build.mjs) has its version written in, as its bundle has no
+ * package.json beside it; run from the sources (tests, tsx) it is read from the package.
+ */
+export const VERSION =
+  process.env.SITEPLANE_BUILT_VERSION ??
+  (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** The composition root: the only place that builds objects from configuration (ARCHITECTURE §1). */
 export async function buildService(config: Config, overrides: ServiceOverrides = {}): Promise<Service> {
