@@ -16,6 +16,7 @@ import { Worker } from '../jobs/worker.js';
 import { detectFacts } from '../provisioning/detect-facts.js';
 import type { Recipe } from '../provisioning/step.js';
 import { engineOffer } from '../provisioning/steps/database/engine-offer.js';
+import { type ChangeNotifier, InProcessNotifier, PostgresNotifier } from '../storage/change-notifier.js';
 import { openStorage, type Storage } from '../storage/database.js';
 import { writeTransactions } from '../storage/group-commit.js';
 import { IdempotencyStore } from '../storage/idempotency-store.js';
@@ -78,6 +79,15 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
   let worker: Worker | null = null;
   const siteLists = new SiteListCache(storage.dialect === 'sqlite');
   const egress = new EgressPolicy(config.allowedTargets, overrides.resolveHost);
+  const changes: ChangeNotifier =
+    storage.dialect === 'postgres' && config.databaseUrl
+      ? new PostgresNotifier(
+          config.databaseUrl,
+          (channel, topic) => sql`SELECT pg_notify(${channel}, ${topic})`.execute(storage.db),
+          (error) =>
+            logger.warn({ err: error }, 'change notifications: PostgreSQL LISTEN/NOTIFY failed; streams fall back to polling'),
+        )
+      : new InProcessNotifier();
   const useCases: UseCaseDeps = {
     db: storage.db,
     dialect: storage.dialect,
@@ -95,6 +105,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     egress,
     localServer: config.localServer,
     quotas: config.quotas,
+    changes,
   };
   const sshPool = new SshExecutorPool();
   const jobDeps: SiteJobDeps = {
@@ -112,6 +123,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     },
     locks: storage.dialect === 'postgres' ? new PostgresServerLocks(storage.db) : new ServerLocks(),
     siteChanged: (server) => siteLists.invalidate(server),
+    changes,
   };
   jobDeps.extension = siteTls({
     db: storage.db,
@@ -170,6 +182,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
       await renewals?.stop();
       await worker?.stop();
       await sshPool.closeAll();
+      await changes.close();
       await storage.close();
     },
   };

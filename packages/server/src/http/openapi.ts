@@ -27,7 +27,7 @@ export function buildOpenApi(routes: RouteDef[], version: string) {
     for (const [status, r] of Object.entries(route.responses)) {
       responses[status] = {
         description: r.description,
-        ...(r.schema ? { content: { 'application/json': { schema: strip(r.schema) } } } : {}),
+        ...(r.schema ? { content: { [r.mediaType ?? 'application/json']: { schema: strip(r.schema) } } } : {}),
         ...(r.headers
           ? {
               headers: Object.fromEntries(

@@ -20,7 +20,15 @@ export interface RouteDef {
   bodyOptional?: boolean;
   query?: TSchema;
   params?: Record<string, string>;
-  responses: Record<number, { description: string; schema?: TSchema; headers?: Record<string, string> }>;
+  responses: Record<
+    number,
+    {
+      description: string;
+      schema?: TSchema;
+      headers?: Record<string, string> /** Default application/json. */;
+      mediaType?: string;
+    }
+  >;
   handler(req: FastifyRequest, reply: FastifyReply, actor: Actor): Promise<unknown>;
 }
 

@@ -5,6 +5,7 @@ import type { SecretBox } from '../crypto/secret-box.js';
 import { EMPTY_FACTS, type ServerFacts } from '../domain/servers/facts.js';
 import type { Executor } from '../provisioning/executor.js';
 import type { ProvisionedSite, ProvisioningSettings, Recipe, Step, StepContext } from '../provisioning/step.js';
+import { type ChangeNotifier, operationTopic } from '../storage/change-notifier.js';
 import { ledgerFor, resourceUsedByOtherSite } from '../storage/ledger-store.js';
 import { OperationJournal, redactor } from '../storage/operation-journal.js';
 import type { Database } from '../storage/schema.js';
@@ -31,6 +32,8 @@ export interface SiteJobDeps {
   siteChanged(serverUuid: string): void;
   /** TLS (issue 4: use-cases/ssl/site-tls.ts): certificate operations, temporary-domain DNS records. */
   extension?: SiteJobExtension;
+  /** Told of each stored step, line and status of the operation (its event stream). */
+  changes?: ChangeNotifier;
 }
 
 /** Work another module adds to site operations, without the runner knowing what it is. */
@@ -48,6 +51,15 @@ export interface SiteJobExtension {
  * steps once the worker's lease is lost, and records the outcome only while its claim holds the job.
  */
 export async function runSiteJob(deps: SiteJobDeps, job: JobRow, signal: JobSignal): Promise<void> {
+  try {
+    await runOperation(deps, job, signal);
+  } finally {
+    // Whatever the outcome (stored by now), readers of the operation's stream read it again.
+    deps.changes?.notify(operationTopic(job.operation_uuid));
+  }
+}
+
+async function runOperation(deps: SiteJobDeps, job: JobRow, signal: JobSignal): Promise<void> {
   const { db } = deps;
   const op = await db.selectFrom('operations').selectAll().where('uuid', '=', job.operation_uuid).executeTakeFirstOrThrow();
   const site = await db.selectFrom('sites').selectAll().where('uuid', '=', op.site_uuid).executeTakeFirstOrThrow();
@@ -61,7 +73,8 @@ export async function runSiteJob(deps: SiteJobDeps, job: JobRow, signal: JobSign
     ? deps.secrets.openJson<{ databasePassword?: string; wpAdminPassword?: string }>(site.secrets_enc)
     : {};
   const redact = redactor([secrets.databasePassword, secrets.wpAdminPassword]);
-  const journal = await OperationJournal.open(db, op.uuid, redact);
+  const changed = () => deps.changes?.notify(operationTopic(op.uuid));
+  const journal = await OperationJournal.open(db, op.uuid, redact, changed);
   const now = () => deps.clock.now().toISOString();
   const run: OperationRun = { deps, job, signal, journal, redact, op, site };
   // A poison job: claimed once more only to record that it is given up, before anything runs.
@@ -72,6 +85,7 @@ export async function runSiteJob(deps: SiteJobDeps, job: JobRow, signal: JobSign
     .set({ status: 'running', started_at: op.started_at ?? now() })
     .where('uuid', '=', op.uuid)
     .execute();
+  changed();
   if (op.kind === 'create')
     await db.updateTable('sites').set({ status: 'installing', updated_at: now() }).where('uuid', '=', site.uuid).execute();
   deps.siteChanged(site.server_uuid);

@@ -14,10 +14,17 @@ export class OperationJournal {
     private readonly db: Kysely<Database>,
     readonly operationUuid: string,
     private readonly redact: (line: string) => string,
+    private readonly changed: () => void,
   ) {}
 
-  static async open(db: Kysely<Database>, operationUuid: string, redact: (line: string) => string): Promise<OperationJournal> {
-    const journal = new OperationJournal(db, operationUuid, redact);
+  /** `changed` is told after each line or step is stored (the operation's event stream reads them). */
+  static async open(
+    db: Kysely<Database>,
+    operationUuid: string,
+    redact: (line: string) => string,
+    changed: () => void = () => undefined,
+  ): Promise<OperationJournal> {
+    const journal = new OperationJournal(db, operationUuid, redact, changed);
     journal.seq = await maxSeq(db, operationUuid);
     return journal;
   }
@@ -39,6 +46,7 @@ export class OperationJournal {
       const seq = ++this.seq;
       try {
         await this.db.insertInto('operation_logs').values({ operation_uuid: this.operationUuid, seq, at, line }).execute();
+        this.changed();
         return;
       } catch (error) {
         if (attempt >= 5 || uniqueViolation(error) === null) throw error;
@@ -72,6 +80,7 @@ export class OperationJournal {
           .doUpdateSet({ name, status: 'running', exit_code: null, started_at: now, finished_at: null }),
       )
       .execute();
+    this.changed();
   }
 
   /** `db`: a transaction, when the step's status must commit with the operation's (jobs/operation-outcome.ts). */
@@ -87,6 +96,8 @@ export class OperationJournal {
       .where('operation_uuid', '=', this.operationUuid)
       .where('idx', '=', idx)
       .execute();
+    // In a transaction, readers see the step only after its commit; they read again on their timer.
+    this.changed();
   }
 }
 

@@ -4,6 +4,7 @@ import type { SecretBox } from '../crypto/secret-box.js';
 import type { EngineOffer } from '../domain/sites/engine-offer.js';
 import type { PhpSource } from '../domain/sites/php-offer.js';
 import type { EgressPolicy } from '../egress/egress-policy.js';
+import type { ChangeNotifier } from '../storage/change-notifier.js';
 import type { Dialect } from '../storage/database.js';
 import type { WriteTransactions } from '../storage/group-commit.js';
 import type { Database } from '../storage/schema.js';
@@ -37,4 +38,6 @@ export interface UseCaseDeps {
   localServer: boolean;
   /** SITEPLANE_QUOTA_*: records a team may hold, checked in the create's transaction. */
   quotas: Quotas;
+  /** Notifications that a record changed (the event streams follow them; across processes on PostgreSQL). */
+  changes: ChangeNotifier;
 }

@@ -2,6 +2,7 @@ import type { UseCaseDeps } from '../../use-cases/deps.js';
 import type { RouteDef } from '../route.js';
 import { dnsProfileRoutes } from './dns-profiles/dns-profile.routes.js';
 import { getOperationRoute } from './operations/get-operation.route.js';
+import { operationEventsRoute } from './operations/operation-events.route.js';
 import { serverRoutes } from './servers/server.routes.js';
 import { createSiteRoute } from './sites/create-site.route.js';
 import { deleteSiteRoute } from './sites/delete-site.route.js';
@@ -21,6 +22,7 @@ export function apiRoutes(deps: UseCaseDeps): RouteDef[] {
     retrySiteRoute(deps),
     retrySslRoute(deps),
     getOperationRoute(deps),
+    operationEventsRoute(deps),
     ...serverRoutes(deps),
     ...dnsProfileRoutes(deps),
     ...vcProfileRoutes(deps),

@@ -1,0 +1,149 @@
+import type { Actor } from '../../domain/auth/actor.js';
+import { notFound } from '../../domain/errors.js';
+import { type ChangeNotifier, operationTopic } from '../../storage/change-notifier.js';
+import type { UseCaseDeps } from '../deps.js';
+
+/**
+ * An operation as it happens (GET /api/v1/operations/<uuid>/events): its steps, log lines and
+ * status, read from the database whenever the operation's topic is notified (and on a timer, so a
+ * notification lost between processes only delays). Every event's id is the sequence number of the
+ * last log line sent, so a client that reconnects with it (`Last-Event-ID`) gets the lines after it
+ * — none missing, none twice — and the steps' and status' current state again (those are states,
+ * not lines). Ends with `end` once the operation is finished and all its lines are sent.
+ */
+export type OperationEvent =
+  | { event: 'step'; id: number; data: StepState }
+  | { event: 'log'; id: number; data: { seq: number; at: string; line: string } }
+  | { event: 'status'; id: number; data: StatusState }
+  | { event: 'end'; id: number; data: { status: string } };
+
+interface StepState {
+  index: number;
+  name: string;
+  status: string;
+  exit_code: number | null;
+  started_at: string;
+  finished_at: string | null;
+}
+
+interface StatusState {
+  status: string;
+  error: unknown;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+const FINISHED = new Set(['succeeded', 'failed', 'cancelled']);
+/** Lines read per round; a longer backlog is sent in several rounds without waiting. */
+const BATCH = 500;
+
+/** 404 (as for any record of another tenant) before a stream is opened. */
+export async function checkOperationVisible(deps: UseCaseDeps, actor: Actor, uuid: string): Promise<void> {
+  const op = await deps.db
+    .selectFrom('operations')
+    .select('uuid')
+    .where('uuid', '=', uuid)
+    .where('team_uuid', 'in', actor.teamUuids)
+    .executeTakeFirst();
+  if (!op) throw notFound('Operation');
+}
+
+export async function* followOperation(
+  deps: UseCaseDeps & { changes: ChangeNotifier },
+  actor: Actor,
+  uuid: string,
+  afterSeq: number,
+  signal: AbortSignal,
+  pollMs = 1_000,
+): AsyncGenerator<OperationEvent> {
+  let lastSeq = afterSeq;
+  const sentSteps = new Map<number, string>();
+  let sentStatus = '';
+  // Subscribed before the first read, so a change committed during a read is not missed.
+  let dirty = true;
+  let wake: (() => void) | null = null;
+  const unsubscribe = deps.changes.subscribe(operationTopic(uuid), () => {
+    dirty = true;
+    wake?.();
+  });
+  try {
+    while (!signal.aborted) {
+      dirty = false;
+      const op = await deps.db
+        .selectFrom('operations')
+        .select(['status', 'error', 'started_at', 'finished_at'])
+        .where('uuid', '=', uuid)
+        .where('team_uuid', 'in', actor.teamUuids)
+        .executeTakeFirst();
+      if (!op) return; // deleted with its site meanwhile
+      const [steps, logs] = await Promise.all([
+        deps.db.selectFrom('operation_steps').selectAll().where('operation_uuid', '=', uuid).orderBy('idx').execute(),
+        deps.db
+          .selectFrom('operation_logs')
+          .select(['seq', 'at', 'line'])
+          .where('operation_uuid', '=', uuid)
+          .where('seq', '>', lastSeq)
+          .orderBy('seq')
+          .limit(BATCH)
+          .execute(),
+      ]);
+      // Steps and lines in the order they happened (a step's start before its lines, its end
+      // after them), the lines always in their own sequence, so the ids never go back.
+      const changedSteps: { at: string; state: StepState }[] = [];
+      for (const s of steps) {
+        const state: StepState = {
+          index: s.idx,
+          name: s.name,
+          status: s.status,
+          exit_code: s.exit_code,
+          started_at: s.started_at,
+          finished_at: s.finished_at,
+        };
+        const key = JSON.stringify(state);
+        if (sentSteps.get(s.idx) === key) continue;
+        sentSteps.set(s.idx, key);
+        changedSteps.push({ at: s.finished_at ?? s.started_at, state });
+      }
+      changedSteps.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+      let next = 0;
+      for (const l of logs) {
+        for (; next < changedSteps.length && (changedSteps[next]?.at ?? '') <= l.at; next++)
+          yield { event: 'step', id: lastSeq, data: (changedSteps[next] as { state: StepState }).state };
+        lastSeq = l.seq;
+        yield { event: 'log', id: lastSeq, data: { seq: l.seq, at: l.at, line: l.line } };
+      }
+      for (const step of changedSteps.slice(next)) yield { event: 'step', id: lastSeq, data: step.state };
+      const status: StatusState = {
+        status: op.status,
+        error: op.error ? JSON.parse(op.error) : null,
+        started_at: op.started_at,
+        finished_at: op.finished_at,
+      };
+      const statusKey = JSON.stringify(status);
+      if (statusKey !== sentStatus) {
+        sentStatus = statusKey;
+        yield { event: 'status', id: lastSeq, data: status };
+      }
+      if (logs.length === BATCH) continue;
+      if (FINISHED.has(op.status)) {
+        yield { event: 'end', id: lastSeq, data: { status: op.status } };
+        return;
+      }
+      if (!dirty) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            signal.removeEventListener('abort', done);
+            wake = null;
+            resolve();
+          };
+          const timer = setTimeout(done, pollMs);
+          wake = done;
+          signal.addEventListener('abort', done, { once: true });
+        });
+      }
+    }
+  } finally {
+    unsubscribe();
+  }
+}
