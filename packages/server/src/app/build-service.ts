@@ -90,6 +90,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     egress,
     localServer: config.localServer,
     quotas: config.quotas,
+    freeZoneBudget: config.freeZoneBudget,
   };
   const sshPool = new SshExecutorPool();
   const jobDeps: SiteJobDeps = {
@@ -110,6 +111,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
   };
   jobDeps.extension = siteTls({
     db: storage.db,
+    dialect: storage.dialect,
     secrets,
     clock,
     settings: { ...tlsSettingsFrom(config), ...overrides.tls },

@@ -7,6 +7,7 @@ import type { EgressPolicy } from '../egress/egress-policy.js';
 import type { Dialect } from '../storage/database.js';
 import type { WriteTransactions } from '../storage/group-commit.js';
 import type { Database } from '../storage/schema.js';
+import type { IssuanceBudget } from '../tls/issuance-limits.js';
 import type { Integrations } from './integrations.js';
 import type { Quotas } from './quotas.js';
 import type { SiteListCache } from './sites/site-list-cache.js';
@@ -37,4 +38,6 @@ export interface UseCaseDeps {
   localServer: boolean;
   /** SITEPLANE_QUOTA_*: records a team may hold, checked in the create's transaction. */
   quotas: Quotas;
+  /** FREE_DOMAIN_*CERTIFICATES_PER_WEEK: checked by POST /api/v1/sites/<uuid>/ssl for temporary names in the zone. */
+  freeZoneBudget: IssuanceBudget;
 }

@@ -37,7 +37,7 @@ describe(`renewal scheduler (${TEST_DB})`, () => {
     if (ssl) await waitForOperation(s, uuid, 'ssl');
     const plan = { scope: `site:${uuid}`, owner: 'team', ca: 'letsencrypt' as const, names: [domain] };
     const row = await store.row(
-      { ...plan, challenge: 'http-01', dnsProfile: null, email: null, shared: false },
+      { ...plan, challenge: 'http-01', dnsProfile: null, email: null, freeZone: null },
       'https://ca/dir',
       start,
     );
