@@ -270,3 +270,74 @@ describe(`per-name retry limit and the CA's rate limit (${TEST_DB})`, () => {
     expect((await getSite(z.s, uuid)).ssl.error).toMatchObject({ code: 'account_failed' });
   });
 });
+
+describe(`a temporary site still on the former shared zone wildcard (${TEST_DB})`, () => {
+  let z: Zone;
+  beforeAll(async () => {
+    z = await startZone();
+  });
+  afterAll(async () => z?.stop());
+
+  it('its next ssl run orders a certificate of its own (the wildcard keeps serving meanwhile); the wildcard row goes with its last site', async () => {
+    const created = await temporarySite(z);
+    const uuid = created.uuid as string;
+    await waitForOperation(z.s, uuid, 'ssl');
+    await settle(z.s);
+    // As the site was before: the zone's wildcard stored and deployed on its server, valid 60 more days.
+    const now = new Date();
+    const expires = new Date(now.getTime() + 60 * DAY);
+    const zoneRow = randomUUID();
+    await z.s.storage.db
+      .insertInto('certificates')
+      .values({
+        uuid: zoneRow,
+        scope: `zone:${ZONE}`,
+        owner: 'siteplane',
+        directory_url: z.ca.directoryUrl,
+        domains: JSON.stringify([`*.${ZONE}`]),
+        material_enc: z.s.useCases.secrets.sealJson({ fullChainPem: 'chain', privateKeyPem: 'key' }),
+        serial: '0A',
+        not_before: now.toISOString(),
+        expires_at: expires.toISOString(),
+        lock_until: null,
+        locked_by: null,
+        next_attempt_at: null,
+        last_error: null,
+        created_at: now.toISOString(),
+        updated_at: now.toISOString(),
+      })
+      .execute();
+    await z.s.storage.db
+      .insertInto('site_certificates')
+      .values({
+        site_uuid: uuid,
+        certificate_uuid: zoneRow,
+        serial: '0A',
+        expires_at: expires.toISOString(),
+        renew_after: new Date(expires.getTime() - 30 * DAY).toISOString(),
+        deployed_at: now.toISOString(),
+      })
+      .execute();
+    const before = accountRequests(z);
+    const retry = await postSsl(z, uuid);
+    expect(retry.statusCode, retry.body).toBe(202);
+    const op = await waitForOperation(z.s, uuid, 'ssl');
+    // It ordered its own name (the stand-in CA refused), not the zone's wildcard.
+    expect(accountRequests(z)).toBe(before + 1);
+    expect(op.logs.map((l) => l.line).join('\n')).not.toContain(`*.${ZONE}`);
+    const issuances = await z.s.storage.db
+      .selectFrom('free_domain_issuances')
+      .selectAll()
+      .where('site_uuid', '=', uuid)
+      .execute();
+    expect(issuances.map((r) => r.name)).toEqual([created.domain, created.domain]);
+    // The deployed wildcard still works: the site stays on HTTPS, with the reason in error.
+    expect((await getSite(z.s, uuid)).ssl).toMatchObject({ status: 'active', error: { code: 'account_failed' } });
+    expect(await z.s.storage.db.selectFrom('certificates').select('uuid').where('uuid', '=', zoneRow).execute()).toHaveLength(1);
+
+    const del = await z.s.app.inject({ method: 'DELETE', url: `/api/v1/sites/${uuid}`, headers: authOf(z.s) });
+    expect(del.statusCode).toBe(202);
+    await settle(z.s);
+    expect(await z.s.storage.db.selectFrom('certificates').select('scope').execute()).toEqual([]);
+  });
+});
