@@ -81,9 +81,11 @@ export class RenewalScheduler {
       .execute();
     const deferred = await this.deps.db
       .selectFrom('certificates as own')
-      .innerJoin('sites as s', (join) => join.on(ownScope, '=', sql.ref('own.scope')))
+      // `site:<uuid>` → `<uuid>`, so each deferred row finds its site by primary key.
+      .innerJoin('sites as s', (join) => join.on('s.uuid', '=', sql<string>`substr(${sql.ref('own.scope')}, 6)`))
       .select(['s.uuid', 's.team_uuid', 's.server_uuid', 's.ssl'])
       .where('own.deferred_until', '<=', now)
+      .where('own.scope', 'like', 'site:%')
       .where('s.deleted_at', 'is', null)
       .where('s.status', '=', 'installed')
       .orderBy('own.deferred_until')
