@@ -33,6 +33,12 @@ export const ERROR_CODES = {
   target_not_allowed: 'The target is at an address this Siteplane does not connect to (SITEPLANE_ALLOWED_TARGETS).',
   target_unreachable: 'The target could not be reached.',
   target_timeout: 'The target did not answer in time.',
+  // certificates of temporary names in the operator's zone (FREE_DOMAIN_ZONE): limits reached, retry at Retry-After
+  certificate_retry_limited: "The name's certificate orders failed too often in the last hour, or the CA asked to wait.",
+  zone_certificates_exhausted:
+    "The temporary-domain zone's certificate budget (FREE_DOMAIN_CERTIFICATES_PER_WEEK) is spent for now.",
+  team_certificates_exhausted:
+    "The team's share of the temporary-domain zone's certificates (FREE_DOMAIN_TEAM_CERTIFICATES_PER_WEEK) is spent for now.",
 } as const;
 export type ErrorCode = keyof typeof ERROR_CODES;
 

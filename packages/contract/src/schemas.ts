@@ -104,12 +104,16 @@ export const SiteRecordSchema = T.Object({
         T.Object({
           code: T.String({
             description:
-              'dns_not_pointing, challenge_failed, rate_limited, ca_unreachable, account_failed, dns_provider_failed or deploy_failed',
+              'dns_not_pointing, challenge_failed, rate_limited, ca_unreachable, account_failed, dns_provider_failed or deploy_failed; ' +
+              'for temporary names in the operator zone also certificate_retry_limited, zone_certificates_exhausted or team_certificates_exhausted',
           }),
           message: T.String(),
           operation: T.String({ description: 'The operation whose log has the details' }),
           at: T.String(),
           retry_after_seconds: T.Optional(T.Integer()),
+          retry_at: T.Optional(
+            T.String({ description: 'When Siteplane orders again by itself (a limit was reached, or the CA rate-limited)' }),
+          ),
         }),
         T.Null(),
       ]),

@@ -106,6 +106,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     localServer: config.localServer,
     quotas: config.quotas,
     changes,
+    freeZoneBudget: config.freeZoneBudget,
   };
   const sshPool = new SshExecutorPool();
   const jobDeps: SiteJobDeps = {
@@ -127,6 +128,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
   };
   jobDeps.extension = siteTls({
     db: storage.db,
+    dialect: storage.dialect,
     secrets,
     clock,
     settings: { ...tlsSettingsFrom(config), ...overrides.tls },

@@ -68,6 +68,11 @@ export interface Config {
   rateLimitAddress: number;
   /** SITEPLANE_QUOTA_SERVERS / _SITES / _PROFILES: live records per team (0 = no limit); profiles are DNS and VC together. */
   quotas: { servers: number; sites: number; profiles: number };
+  /**
+   * FREE_DOMAIN_CERTIFICATES_PER_WEEK / FREE_DOMAIN_TEAM_CERTIFICATES_PER_WEEK: new certificates
+   * for temporary names in FREE_DOMAIN_ZONE in any 7 days, in all and per team (0 = no limit).
+   */
+  freeZoneBudget: { perWeek: number; perTeamPerWeek: number };
 }
 
 export const NODE_SOURCES = ['nodesource', 'npm'] as const;
@@ -194,6 +199,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       servers: int('SITEPLANE_QUOTA_SERVERS', 100, 0, 1_000_000),
       sites: int('SITEPLANE_QUOTA_SITES', 10_000, 0, 100_000_000),
       profiles: int('SITEPLANE_QUOTA_PROFILES', 100, 0, 1_000_000),
+    },
+    freeZoneBudget: {
+      perWeek: int('FREE_DOMAIN_CERTIFICATES_PER_WEEK', 50, 0, 1_000_000),
+      perTeamPerWeek: int('FREE_DOMAIN_TEAM_CERTIFICATES_PER_WEEK', 10, 0, 1_000_000),
     },
   };
   for (const [name, value] of [

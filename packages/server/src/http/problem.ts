@@ -36,6 +36,10 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   target_not_allowed: 422,
   target_unreachable: 502,
   target_timeout: 504,
+  // Nothing to fix in the request: the same request succeeds after Retry-After.
+  certificate_retry_limited: 429,
+  zone_certificates_exhausted: 429,
+  team_certificates_exhausted: 429,
 };
 
 export function problem(req: FastifyRequest, code: ErrorCode, detail?: string, errors?: FieldError[]): Problem {

@@ -183,6 +183,8 @@ export interface Database {
     last_error: string | null;
     created_at: string;
     updated_at: string;
+    /** Migration 006: an order held back by a limit; the renewal scheduler queues it again then. */
+    deferred_until: string | null;
   };
   /** The certificate deployed on each site's server, and when the scheduler should renew it. */
   site_certificates: {
@@ -192,5 +194,19 @@ export interface Database {
     expires_at: string;
     renew_after: string;
     deployed_at: string;
+  };
+  /** Migration 006: orders for temporary names in the operator's zone, counted against the CA's budgets. */
+  free_domain_issuances: {
+    uuid: string;
+    zone: string;
+    name: string;
+    team_uuid: string;
+    site_uuid: string;
+    /** 1 when the name had a certificate already (exempt from the weekly budgets). */
+    renewal: number;
+    outcome: 'ordering' | 'issued' | 'failed';
+    retry_after: string | null;
+    created_at: string;
+    updated_at: string;
   };
 }

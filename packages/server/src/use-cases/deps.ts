@@ -8,6 +8,7 @@ import type { ChangeNotifier } from '../storage/change-notifier.js';
 import type { Dialect } from '../storage/database.js';
 import type { WriteTransactions } from '../storage/group-commit.js';
 import type { Database } from '../storage/schema.js';
+import type { IssuanceBudget } from '../tls/issuance-limits.js';
 import type { Integrations } from './integrations.js';
 import type { Quotas } from './quotas.js';
 import type { SiteListCache } from './sites/site-list-cache.js';
@@ -40,4 +41,6 @@ export interface UseCaseDeps {
   quotas: Quotas;
   /** Notifications that a record changed (the event streams follow them; across processes on PostgreSQL). */
   changes: ChangeNotifier;
+  /** FREE_DOMAIN_*CERTIFICATES_PER_WEEK: checked by POST /api/v1/sites/<uuid>/ssl for temporary names in the zone. */
+  freeZoneBudget: IssuanceBudget;
 }

@@ -23,7 +23,7 @@ describe('planCertificate', () => {
       challenge: 'http-01',
       dnsProfile: null,
       email: 'ops@example.com',
-      shared: false,
+      freeZone: null,
     });
   });
 
@@ -39,26 +39,27 @@ describe('planCertificate', () => {
     expect(www.names).toEqual(['*.shop.example.com', 'shop.example.com', 'www.shop.example.com']);
   });
 
-  it('spec §4.1 rule 3: a temporary domain in the owned zone shares the zone wildcard, ordered by the operator account', () => {
+  it('spec §4.1 rule 3, issue 10 item 11: a temporary domain in the owned zone gets its own name only, DNS-01, the operator account', () => {
     const plan = planCertificate(site({ freeDomain: true, domain: 'abcdefghijklmnop1234.apps.example.net' }), zone);
     expect(plan).toEqual({
-      scope: 'zone:apps.example.net',
+      scope: 'site:11111111-1111-4111-8111-111111111111',
       owner: OPERATOR_OWNER,
       ca: 'letsencrypt',
-      names: ['*.apps.example.net'],
+      names: ['abcdefghijklmnop1234.apps.example.net'],
       challenge: 'dns-01',
       dnsProfile: zone.dnsProfile,
       email: null,
-      shared: true,
+      freeZone: { zone: 'apps.example.net', team: 'team-1', site: '11111111-1111-4111-8111-111111111111' },
     });
-    // Two temporary sites: one certificate subject.
+    // Two temporary sites: two certificate subjects, neither a wildcard of the zone.
     const other = planCertificate(site({ uuid: 'x', freeDomain: true, domain: 'qrstuvwxyzabcdef0000.apps.example.net' }), zone);
-    expect(other.scope).toBe(plan.scope);
+    expect(other.scope).not.toBe(plan.scope);
+    expect(other.names).toEqual(['qrstuvwxyzabcdef0000.apps.example.net']);
   });
 
   it('spec §4.1 rule 3: a temporary domain under sslip.io (or made before the zone was configured) gets its own HTTP-01 certificate', () => {
     const sslip = site({ freeDomain: true, domain: 'abcdefghijklmnop1234.203-0-113-7.sslip.io' });
-    expect(planCertificate(sslip, null)).toMatchObject({ names: [sslip.domain], challenge: 'http-01', shared: false });
-    expect(planCertificate(sslip, zone)).toMatchObject({ names: [sslip.domain], challenge: 'http-01', shared: false });
+    expect(planCertificate(sslip, null)).toMatchObject({ names: [sslip.domain], challenge: 'http-01', freeZone: null });
+    expect(planCertificate(sslip, zone)).toMatchObject({ names: [sslip.domain], challenge: 'http-01', freeZone: null });
   });
 });

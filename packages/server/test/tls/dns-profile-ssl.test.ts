@@ -125,7 +125,7 @@ describe(`wildcard sites whose DNS profile fails, and owned-zone temporary domai
       url: `/api/v1/operations/${(await waitForOperation(s, created.uuid as string, 'ssl')).uuid}`,
       headers: authOf(s),
     });
-    // The zone certificate is ordered with the operator's profile, after its credentials are checked.
+    // The name's own certificate is ordered with the operator's profile, after its credentials are checked.
     expect(logText(create.json())).toContain('Checking the credentials of DNS profile "operator zone" (cloudflare)');
     expect((await getSite(s, created.uuid as string)).ssl.error).toMatchObject({
       code: 'account_failed',

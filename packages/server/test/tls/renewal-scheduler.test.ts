@@ -37,7 +37,7 @@ describe(`renewal scheduler (${TEST_DB})`, () => {
     if (ssl) await waitForOperation(s, uuid, 'ssl');
     const plan = { scope: `site:${uuid}`, owner: 'team', ca: 'letsencrypt' as const, names: [domain] };
     const row = await store.row(
-      { ...plan, challenge: 'http-01', dnsProfile: null, email: null, shared: false },
+      { ...plan, challenge: 'http-01', dnsProfile: null, email: null, freeZone: null },
       'https://ca/dir',
       start,
     );
@@ -81,7 +81,7 @@ describe(`renewal scheduler (${TEST_DB})`, () => {
     expect(await renewalsOf(uuid)).toBe(1);
   });
 
-  it('after a failed order waits for the backoff, unless a newer certificate is stored (shared zone certificate)', async () => {
+  it('after a failed order waits for the backoff, unless a newer certificate is stored', async () => {
     const { uuid, row } = await siteWithCertificate('backoff.example.com');
     const now = new Date(expiresAt.getTime() - 20 * DAY);
     await settle(s);

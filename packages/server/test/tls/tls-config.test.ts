@@ -27,6 +27,16 @@ describe('TLS configuration', () => {
     expect(tlsSettingsFrom(loadConfig({})).freeZone).toBeNull();
   });
 
+  it("the owned zone's certificate budgets: 50 a week, 10 per team by default; 0 is no limit; others refused", () => {
+    expect(tlsSettingsFrom(loadConfig({})).freeZoneBudget).toEqual({ perWeek: 50, perTeamPerWeek: 10 });
+    const raised = loadConfig({ FREE_DOMAIN_CERTIFICATES_PER_WEEK: '0', FREE_DOMAIN_TEAM_CERTIFICATES_PER_WEEK: '500' });
+    expect(tlsSettingsFrom(raised).freeZoneBudget).toEqual({ perWeek: 0, perTeamPerWeek: 500 });
+    const bad = problems({ FREE_DOMAIN_CERTIFICATES_PER_WEEK: '-1', FREE_DOMAIN_TEAM_CERTIFICATES_PER_WEEK: 'ten' });
+    expect(bad).toHaveLength(2);
+    expect(bad[0]).toContain('FREE_DOMAIN_CERTIFICATES_PER_WEEK');
+    expect(bad[1]).toContain('FREE_DOMAIN_TEAM_CERTIFICATES_PER_WEEK');
+  });
+
   it('lists every half-set or malformed TLS setting at once', () => {
     expect(problems({ FREE_DOMAIN_ZONE: 'apps.example.net', ZEROSSL_EAB_KID: 'kid' })).toEqual([
       'FREE_DOMAIN_ZONE and FREE_DOMAIN_DNS_PROFILE go together: set both (owned zone) or neither (FREE_DOMAIN_BASE)',

@@ -1,8 +1,8 @@
 /**
  * Certificates at rest: the material (full chain and private key) sealed by the SecretBox, the
  * facts the scheduler and the site record need in clear (serial, expiry), a lease-style lock so
- * only one job orders a given certificate at a time (the zone certificate is wanted by every
- * temporary site at once), and the backoff after a failed order.
+ * only one job orders a given certificate at a time, the backoff after a failed order, and the
+ * moment an order held back by a limit is tried again (`deferred_until`).
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
@@ -51,6 +51,7 @@ export class CertificateStore {
         locked_by: null,
         next_attempt_at: null,
         last_error: null,
+        deferred_until: null,
         created_at: now.toISOString(),
         updated_at: now.toISOString(),
       })
@@ -116,6 +117,7 @@ export class CertificateStore {
         expires_at: issued.expiresAt.toISOString(),
         next_attempt_at: null,
         last_error: null,
+        deferred_until: null,
         updated_at: now.toISOString(),
       })
       .where('uuid', '=', row.uuid)
@@ -127,7 +129,25 @@ export class CertificateStore {
   async recordFailure(row: CertificateRow, message: string, nextAttemptAt: Date, now: Date): Promise<void> {
     await this.db
       .updateTable('certificates')
-      .set({ last_error: message, next_attempt_at: nextAttemptAt.toISOString(), updated_at: now.toISOString() })
+      .set({
+        last_error: message,
+        next_attempt_at: nextAttemptAt.toISOString(),
+        deferred_until: null,
+        updated_at: now.toISOString(),
+      })
+      .where('uuid', '=', row.uuid)
+      .execute();
+  }
+
+  /**
+   * An order held back by a limit (the zone's budget, the name's failures, the CA's rate limit):
+   * the renewal scheduler queues the site's ssl operation again at `retryAt`, and not before.
+   */
+  async defer(row: CertificateRow, message: string, retryAt: Date, now: Date): Promise<void> {
+    const at = retryAt.toISOString();
+    await this.db
+      .updateTable('certificates')
+      .set({ last_error: message, next_attempt_at: at, deferred_until: at, updated_at: now.toISOString() })
       .where('uuid', '=', row.uuid)
       .execute();
   }
@@ -152,9 +172,33 @@ export class CertificateStore {
     return this.db.selectFrom('site_certificates').selectAll().where('site_uuid', '=', siteUuid).executeTakeFirst();
   }
 
-  /** A deleted site's rows: its deployment and its own certificate (a shared one stays). */
+  /** A deleted site's rows: its deployment and its own certificate. */
   async forgetSite(siteUuid: string): Promise<void> {
     await this.db.deleteFrom('site_certificates').where('site_uuid', '=', siteUuid).execute();
     await this.db.deleteFrom('certificates').where('scope', '=', `site:${siteUuid}`).execute();
+    await this.dropUnusedZoneCertificates();
+  }
+
+  /**
+   * The zone wildcard temporary sites shared before they got certificates of their own: nothing
+   * orders it any more, and its key goes once no site has it deployed (each site's next ssl run
+   * replaces it on the server with the site's own certificate).
+   */
+  async dropUnusedZoneCertificates(): Promise<number> {
+    const result = await this.db
+      .deleteFrom('certificates')
+      .where('scope', 'like', 'zone:%')
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('site_certificates as d')
+              .select('d.site_uuid')
+              .whereRef('d.certificate_uuid', '=', 'certificates.uuid'),
+          ),
+        ),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 }

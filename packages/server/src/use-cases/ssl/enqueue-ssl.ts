@@ -15,15 +15,20 @@ export async function enqueueSsl(
   reason: SslReason,
   now: string,
 ): Promise<{ operation: OperationRow; created: boolean }> {
-  const open = await trx
+  const open = await openSslOperation(trx, site.uuid);
+  if (open) return { operation: open, created: false };
+  const operation = await enqueueOperation(trx, { site, kind: 'ssl', params: { reason }, now });
+  return { operation, created: true };
+}
+
+/** The site's ssl operation that is queued or running, if there is one. */
+export function openSslOperation(trx: Kysely<Database>, siteUuid: string): Promise<OperationRow | undefined> {
+  return trx
     .selectFrom('operations')
     .selectAll()
-    .where('site_uuid', '=', site.uuid)
+    .where('site_uuid', '=', siteUuid)
     .where('kind', '=', 'ssl')
     .where('status', 'in', ['queued', 'running'])
     .orderBy('created_at', 'desc')
     .executeTakeFirst();
-  if (open) return { operation: open, created: false };
-  const operation = await enqueueOperation(trx, { site, kind: 'ssl', params: { reason }, now });
-  return { operation, created: true };
 }

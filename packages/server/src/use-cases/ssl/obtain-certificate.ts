@@ -1,13 +1,17 @@
 /**
  * The certificate a site should have now: the stored one while it is valid, covers the names and
- * comes from the configured CA; otherwise a new order, made by one job at a time per subject
- * (every temporary site wants the zone certificate at once). Check before change: a resumed or
- * repeated job reuses what an earlier one got instead of ordering again.
+ * comes from the configured CA; otherwise a new order, made by one job at a time per subject.
+ * Check before change: a resumed or repeated job reuses what an earlier one got instead of
+ * ordering again. A temporary name in the operator's zone is ordered only within the zone's
+ * limits (free-zone-issuances.ts); held back, or rate-limited by the CA, its order is deferred
+ * and the renewal scheduler queues it again when it may go.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { CertificatePlan } from '../../tls/certificate-plan.js';
 import { TlsError } from '../../tls/errors.js';
 import { renewalDecision } from '../../tls/renewal.js';
 import { type CertificateRow, CertificateStore, type StoredCertificate } from './certificate-store.js';
+import { FreeZoneIssuances } from './free-zone-issuances.js';
 import { type OrderRequest, orderCertificate } from './order-certificate.js';
 import type { SslDeps } from './tls-settings.js';
 
@@ -54,6 +58,8 @@ export async function obtainCertificate(deps: SslDeps, request: ObtainRequest): 
     row = await store.reload(row);
   }
 
+  const issuances = new FreeZoneIssuances(deps.db, deps.dialect, deps.settings.freeZoneBudget);
+  let placed: string | null = null;
   try {
     // Another job may have finished just before the lock was ours.
     const latest = await store.reload(row);
@@ -62,18 +68,46 @@ export async function obtainCertificate(deps: SslDeps, request: ObtainRequest): 
       const current = reusable(store, row, request, directoryUrl, deps.clock.now());
       if (current) return { certificate: current, issued: false };
     }
+    if (plan.freeZone) {
+      const renewal = isRenewal(store.stored(row)?.names ?? null, plan);
+      placed = await issuances.reserve({ ...plan.freeZone, name: plan.names.join(','), renewal }, deps.clock.now());
+    }
     const ordered = await orderCertificate(deps, request);
     const saved = await store.saveIssued(row, ordered, directoryUrl, deps.clock.now());
+    if (placed) await issuances.settle(placed, 'issued', null, deps.clock.now());
     return { certificate: saved, issued: true };
   } catch (error) {
     const now = deps.clock.now();
     const retryAfterMs = error instanceof TlsError ? (error.details.retryAfterSeconds ?? 0) * 1000 : 0;
+    if (placed) await issuances.settle(placed, 'failed', retryAfterMs > 0 ? new Date(now.getTime() + retryAfterMs) : null, now);
     const message = error instanceof Error ? error.message : String(error);
-    await store.recordFailure(row, message, new Date(now.getTime() + Math.max(RENEWAL_BACKOFF_MS, retryAfterMs)), now);
+    const deferUntil = plan.freeZone ? deferral(error, now) : null;
+    if (deferUntil) {
+      await store.defer(row, message, deferUntil, now);
+      request.log(`The order for ${plan.names.join(', ')} is deferred until ${deferUntil.toISOString()}`);
+    } else {
+      await store.recordFailure(row, message, new Date(now.getTime() + Math.max(RENEWAL_BACKOFF_MS, retryAfterMs)), now);
+    }
     throw error;
   } finally {
     await store.unlock(row, request.holder);
   }
+}
+
+/** A renewal has exactly the names of the stored certificate (the CA exempts those from its weekly budget). */
+function isRenewal(stored: string[] | null, plan: CertificatePlan): boolean {
+  if (!stored) return false;
+  return stored.length === plan.names.length && plan.names.every((name) => stored.includes(name));
+}
+
+/** When a failed order of a zone name is tried again by itself: held back by a limit, or rate-limited by the CA. */
+function deferral(error: unknown, now: Date): Date | null {
+  if (!(error instanceof TlsError)) return null;
+  if (error.details.retryAt) return new Date(error.details.retryAt);
+  if (error.kind !== 'rate_limited') return null;
+  const retryAt = new Date(now.getTime() + (error.details.retryAfterSeconds ?? 3600) * 1000);
+  error.details.retryAt = retryAt.toISOString();
+  return retryAt;
 }
 
 /** The stored certificate when it may be deployed as it is; logs why. */

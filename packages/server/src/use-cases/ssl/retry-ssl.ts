@@ -1,7 +1,8 @@
 /**
  * POST /api/v1/sites/<uuid>/ssl: asks for the site's certificate again (after DNS was fixed, a
  * rate limit passed, a DNS profile's credentials were replaced). 202 with the site and its `ssl`
- * operation; while one is queued or running, that one is returned instead of a second.
+ * operation; while one is queued or running, that one is returned instead of a second. A temporary
+ * name in the operator's zone that may not be ordered yet is a 429 with Retry-After (retry-hold.ts).
  */
 import type { Actor } from '../../domain/auth/actor.js';
 import { checkEmptyBody } from '../../domain/empty-body.js';
@@ -10,7 +11,8 @@ import { UUID_RE, ValidationError } from '../../domain/field-errors.js';
 import { lockLiveSite } from '../../storage/site-context.js';
 import type { UseCaseDeps } from '../deps.js';
 import { type SiteRecord, siteRecord } from '../sites/site-record.js';
-import { enqueueSsl } from './enqueue-ssl.js';
+import { enqueueSsl, openSslOperation } from './enqueue-ssl.js';
+import { assertMayOrderNow } from './retry-hold.js';
 import { parseSsl } from './site-ssl-state.js';
 
 export async function retrySsl(deps: UseCaseDeps, actor: Actor, uuid: string, body: unknown): Promise<SiteRecord> {
@@ -29,6 +31,8 @@ export async function retrySsl(deps: UseCaseDeps, actor: Actor, uuid: string, bo
     if (site.status !== 'installed') {
       throw new DomainError('conflict', `The site is ${site.status}; its certificate can be requested once it is installed.`);
     }
+    // An open operation is answered as it is; a new one must be allowed to order.
+    if (!(await openSslOperation(trx, site.uuid))) await assertMayOrderNow(deps, trx, site, deps.clock.now());
     const now = deps.clock.now().toISOString();
     const { operation, created } = await enqueueSsl(trx, site, 'retry', now);
     let row = site;

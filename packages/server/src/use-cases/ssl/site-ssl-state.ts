@@ -8,13 +8,15 @@ import type { Database } from '../../storage/schema.js';
 export type SslStatus = 'none' | 'pending' | 'issuing' | 'active' | 'failed';
 
 export interface SslError {
-  /** A TlsError kind (dns_not_pointing, rate_limited, …) or deploy_failed. */
+  /** A TlsError kind (dns_not_pointing, rate_limited, zone_certificates_exhausted, …) or deploy_failed. */
   code: string;
   message: string;
   /** The operation whose log has the details. */
   operation: string;
   at: string;
   retry_after_seconds?: number;
+  /** When Siteplane tries again by itself (an order held back by a limit, or rate-limited by the CA). */
+  retry_at?: string;
 }
 
 export interface StoredSsl {

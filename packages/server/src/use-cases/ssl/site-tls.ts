@@ -96,6 +96,9 @@ export function siteTls(deps: SiteTlsDeps): SiteJobExtension {
         if (!certificate) return;
         const now = deps.clock.now();
         await store.recordDeployment(site.uuid, certificate, now);
+        // A temporary site that had the shared zone wildcard has its own certificate now.
+        if (await store.dropUnusedZoneCertificates())
+          ctx.log('no site uses the former zone wildcard any more: its key is dropped');
         await updateSiteSsl(
           deps.db,
           site.uuid,

@@ -6,7 +6,14 @@ export function sslError(error: unknown, operation: string, at: Date): SslError 
   const base = { operation, at: at.toISOString() };
   if (error instanceof TlsError) {
     const retry = error.details.retryAfterSeconds;
-    return { code: error.kind, message: error.message, ...base, ...(retry !== undefined ? { retry_after_seconds: retry } : {}) };
+    const retryAt = error.details.retryAt;
+    return {
+      code: error.kind,
+      message: error.message,
+      ...base,
+      ...(retry !== undefined ? { retry_after_seconds: retry } : {}),
+      ...(retryAt !== undefined ? { retry_at: retryAt } : {}),
+    };
   }
   // Anything else went wrong on the server: writing the files, testing or reloading nginx.
   const message = error instanceof Error ? error.message : String(error);

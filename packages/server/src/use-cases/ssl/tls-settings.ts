@@ -5,9 +5,11 @@ import type { Config } from '../../app/config.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
 import type { DnsProvider, DnsProviderName } from '../../dns/provider.js';
 import type { EgressPolicy } from '../../egress/egress-policy.js';
+import type { Dialect } from '../../storage/database.js';
 import type { Database } from '../../storage/schema.js';
 import type { ExternalAccountBinding } from '../../tls/account.js';
 import type { CertificateAuthority, FreeDomainZone } from '../../tls/certificate-plan.js';
+import type { IssuanceBudget } from '../../tls/issuance-limits.js';
 
 /** What certificate work needs from configuration (README "TLS"). */
 export interface TlsSettings {
@@ -20,6 +22,8 @@ export interface TlsSettings {
   resolvers: string[];
   /** FREE_DOMAIN_ZONE + FREE_DOMAIN_DNS_PROFILE: the owned-zone mode of temporary domains. */
   freeZone: FreeDomainZone | null;
+  /** FREE_DOMAIN_CERTIFICATES_PER_WEEK, FREE_DOMAIN_TEAM_CERTIFICATES_PER_WEEK (tls/issuance-limits.ts). */
+  freeZoneBudget: IssuanceBudget;
   /** First wait between polls of the CA (default 2 s; tests use less). */
   pollIntervalMs?: number;
   /** How often and how long to look for a DNS-01 TXT record (defaults 2 s and 2 min). */
@@ -30,6 +34,8 @@ export interface TlsSettings {
 /** What the certificate use cases receive (a subset of the use-case and job dependencies). */
 export interface SslDeps {
   db: Kysely<Database>;
+  /** The zone's issuance records are checked under a PostgreSQL advisory lock. */
+  dialect: Dialect;
   secrets: SecretBox;
   clock: Clock;
   settings: TlsSettings;
@@ -56,5 +62,6 @@ export function tlsSettingsFrom(config: Config): TlsSettings {
       config.freeDomainZone && config.freeDomainDnsProfile
         ? { zone: config.freeDomainZone, dnsProfile: config.freeDomainDnsProfile }
         : null,
+    freeZoneBudget: config.freeZoneBudget,
   };
 }

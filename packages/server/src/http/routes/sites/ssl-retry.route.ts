@@ -20,6 +20,12 @@ export const retrySslRoute = (deps: UseCaseDeps): RouteDef => ({
     404: { description: 'Unknown, deleted or another tenant’s site', schema: ProblemSchema },
     409: { description: 'The site is not installed', schema: ProblemSchema },
     422: { description: 'The site has no TLS (ssl false), or the body is not empty', schema: ProblemSchema },
+    429: {
+      description:
+        'A temporary name in the operator zone that may not be ordered yet (certificate_retry_limited, ' +
+        'zone_certificates_exhausted, team_certificates_exhausted); Retry-After says when',
+      schema: ProblemSchema,
+    },
   },
   async handler(req, reply, actor) {
     const record = await retrySsl(deps, actor, (req.params as { site: string }).site, req.body);
