@@ -1,4 +1,4 @@
-import { type ExpressionBuilder, type Kysely, sql, type Updateable } from 'kysely';
+import { type ExpressionBuilder, type Kysely, type RawBuilder, sql, type Updateable } from 'kysely';
 import type { Dialect } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
 
@@ -22,23 +22,28 @@ export class JobQueue {
   async claim(workerId: string, now: Date, leaseMs: number): Promise<JobRow | null> {
     const nowIso = now.toISOString();
     const lease = new Date(now.getTime() + leaseMs).toISOString();
-    const lock = this.dialect === 'postgres' ? sql`FOR UPDATE SKIP LOCKED` : sql``;
-    const result = await sql<JobRow>`
-      UPDATE jobs SET status = 'running', lease_until = ${lease}, locked_by = ${workerId}, attempts = attempts + 1
-      WHERE uuid = (
-        SELECT j.uuid FROM jobs j
-        WHERE ((j.status = 'queued' AND j.run_at <= ${nowIso}) OR (j.status = 'running' AND j.lease_until < ${nowIso}))
-          AND NOT EXISTS (
-            SELECT 1 FROM jobs o
-            WHERE o.site_uuid = j.site_uuid AND o.status IN ('queued', 'running')
-              AND (o.created_at < j.created_at OR (o.created_at = j.created_at AND o.uuid < j.uuid))
-          )
-        ORDER BY j.run_at, j.created_at
-        LIMIT 1
-        ${lock}
-      )
-      RETURNING *`.execute(this.db);
-    return result.rows[0] ?? null;
+    const set = sql`status = 'running', lease_until = ${lease}, locked_by = ${workerId}, attempts = attempts + 1`;
+    if (this.dialect === 'postgres') {
+      // One statement: the job row is locked by the pick (SKIP LOCKED, so claimers never wait on
+      // each other's jobs); only the team's turn row is waited on, for the length of one statement,
+      // and nothing waits while holding it, so concurrent claims cannot deadlock.
+      const result = await sql<JobRow>`
+        WITH picked AS (${nextJob(nowIso, sql`FOR UPDATE SKIP LOCKED`)}),
+        claimed AS (UPDATE jobs SET ${set} FROM picked WHERE jobs.uuid = picked.uuid RETURNING jobs.*),
+        served AS (${markServed(sql`SELECT team_uuid FROM claimed`)})
+        SELECT * FROM claimed`.execute(this.db);
+      return result.rows[0] ?? null;
+    }
+    // SQLite has one writer: the claim and the team's turn commit together in a short transaction.
+    return this.db.transaction().execute(async (trx) => {
+      const result = await sql<JobRow>`
+        UPDATE jobs SET ${set} WHERE uuid = (SELECT uuid FROM (${nextJob(nowIso, sql``)}))
+        RETURNING *`.execute(trx);
+      const job = result.rows[0];
+      if (!job) return null;
+      await sql`${markServed(sql`SELECT ${job.team_uuid} AS team_uuid`)}`.execute(trx);
+      return job;
+    });
   }
 
   /** Extends the lease; false when the claim was lost (its lease ran out and the job was claimed again). */
@@ -76,6 +81,83 @@ export class JobQueue {
  * every claim, so it tells two claims of one worker apart too (a worker that stalled past its lease
  * and then claimed the same job again).
  */
+/**
+ * The job the next claim takes. Claimable: queued and due, or running with its lease run out; and
+ * the oldest unfinished job of its site (one job at a time per site, in order). Each team with
+ * unfinished jobs offers its first claimable one in run_at, created_at order; of those, the team
+ * served longest ago goes first (never served: first of all), ties by the job's age. So teams with
+ * work take turns, and within a team the order is what it always was.
+ *
+ * Read through index jobs_waiting (unfinished jobs by team, run_at, created_at): the teams with
+ * unfinished jobs are found one index step each (a loose index scan; `waiting`), and each team's
+ * first claimable job by reading that team's jobs in order until one qualifies. A claim so costs
+ * about one index step per team with work, not one per queued job.
+ *
+ * On PostgreSQL each team's offer is locked with SKIP LOCKED, so a concurrent claim offers that
+ * team's next job instead of waiting; the locks end with the claim's statement.
+ */
+function nextJob(nowIso: string, lock: RawBuilder<unknown>) {
+  return sql`
+    WITH RECURSIVE waiting(team_uuid) AS (
+      SELECT (SELECT team_uuid FROM jobs WHERE status IN ('queued', 'running') AND team_uuid IS NOT NULL ORDER BY team_uuid LIMIT 1)
+      UNION ALL
+      SELECT (
+        SELECT n.team_uuid FROM jobs n
+        WHERE n.status IN ('queued', 'running') AND n.team_uuid > w.team_uuid
+        ORDER BY n.team_uuid LIMIT 1
+      ) FROM waiting w WHERE w.team_uuid IS NOT NULL
+    ),
+    offers AS MATERIALIZED (
+      SELECT w.team_uuid, (
+        SELECT uuid FROM (
+          SELECT * FROM (${teamHead(sql`j.status = 'queued' AND j.run_at <= ${nowIso}`, lock)}) due
+          UNION ALL
+          SELECT * FROM (${teamHead(sql`j.status = 'running' AND j.lease_until < ${nowIso}`, lock)}) expired
+        ) candidates
+        ORDER BY run_at, created_at
+        LIMIT 1
+      ) AS uuid
+      FROM waiting w WHERE w.team_uuid IS NOT NULL
+    )
+    SELECT f.uuid, f.team_uuid FROM offers f
+    LEFT JOIN team_claims t ON t.team_uuid = f.team_uuid
+    WHERE f.uuid IS NOT NULL
+    ORDER BY COALESCE(t.last_served, 0),
+      (SELECT run_at FROM jobs WHERE uuid = f.uuid), (SELECT created_at FROM jobs WHERE uuid = f.uuid)
+    LIMIT 1`;
+}
+
+/**
+ * The team's (w.team_uuid) first job in claim order that is the oldest unfinished job of its site
+ * and meets `claimable`. Queued and expired jobs are read apart so each read stops early: the due
+ * ones in run_at order up to now, the running ones (few: as many as workers run) by status.
+ */
+function teamHead(claimable: RawBuilder<unknown>, lock: RawBuilder<unknown>) {
+  return sql`
+    SELECT j.uuid, j.run_at, j.created_at FROM jobs j
+    WHERE j.team_uuid = w.team_uuid AND j.status IN ('queued', 'running') AND ${claimable}
+      AND NOT EXISTS (
+        SELECT 1 FROM jobs o
+        WHERE o.site_uuid = j.site_uuid AND o.status IN ('queued', 'running')
+          AND (o.created_at < j.created_at OR (o.created_at = j.created_at AND o.uuid < j.uuid))
+      )
+    ORDER BY j.run_at, j.created_at
+    LIMIT 1
+    ${lock}`;
+}
+
+/**
+ * Records that the claim just served this team: its turn becomes the newest (one more than the
+ * newest so far). Two concurrent claims on PostgreSQL may take the same number; a tie only means
+ * those two teams are next ordered by their jobs' age.
+ */
+function markServed(team: RawBuilder<unknown>) {
+  return sql`
+    INSERT INTO team_claims (team_uuid, last_served)
+    SELECT team_uuid, (SELECT COALESCE(MAX(last_served), 0) + 1 FROM team_claims) FROM (${team}) served_team WHERE true
+    ON CONFLICT (team_uuid) DO UPDATE SET last_served = excluded.last_served`;
+}
+
 export type JobClaim = Pick<JobRow, 'uuid' | 'locked_by' | 'attempts'>;
 
 /**

@@ -136,6 +136,8 @@ export interface Database {
     locked_by: string | null;
     last_error: string | null;
     created_at: string;
+    /** Migration 007: the site's team, for the fair claim (set on every insert; older rows backfilled). */
+    team_uuid: string;
   };
   /** Migration 004: scoped to the token's team set; the response sealed; a reservation leased to its request. */
   idempotency_keys: {
@@ -209,4 +211,6 @@ export interface Database {
     created_at: string;
     updated_at: string;
   };
+  /** Migration 007: per team, the number of the claim that last served it (jobs/queue.ts, fair claim). */
+  team_claims: { team_uuid: string; last_served: number };
 }

@@ -5,6 +5,7 @@ import * as m003 from './003_vc_profile_names.js';
 import * as m004 from './004_idempotency_scope.js';
 import * as m005 from './005_sites_by_team.js';
 import * as m006 from './006_free_domain_issuance.js';
+import * as m007 from './007_fair_claim.js';
 
 /** Numbered, forward-only; the same list for SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '004_idempotency_scope': m004,
   '005_sites_by_team': m005,
   '006_free_domain_issuance': m006,
+  '007_fair_claim': m007,
 };

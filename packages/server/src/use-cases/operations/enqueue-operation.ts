@@ -42,6 +42,7 @@ export async function enqueueOperation(
     locked_by: null,
     last_error: null,
     created_at: input.now,
+    team_uuid: input.site.team_uuid,
   });
   return operation;
 }
