@@ -25,6 +25,7 @@ export function dispatch(server: FakeServer, argv: string[], options: RunOptions
       const node = fs.get(path);
       if (!node) return fail(`stat: cannot statx '${path}': No such file or directory`);
       if (args[1] === '%a') return ok(`${node.type === 'link' ? '777' : node.mode}\n`);
+      if (args[1] === '%a %G') return ok(`${node.type === 'link' ? '777 root' : `${node.mode} ${node.group}`}\n`);
       return ok(`${node.type === 'dir' ? 'directory' : node.type === 'link' ? 'symbolic link' : 'regular file'}\n`);
     }
     case 'sha256sum': {
@@ -98,6 +99,13 @@ export function dispatch(server: FakeServer, argv: string[], options: RunOptions
         const node = fs.get(p);
         if (node) Object.assign(node, node.type === 'link' ? { owner: user } : { owner: user, group });
       }
+      return ok();
+    }
+    case 'chgrp': {
+      // `chgrp -h -- GROUP PATH`: a link's own group, never its target's.
+      const node = fs.get(args[3]!);
+      if (args[0] !== '-h' || !node) return fail(`chgrp: cannot access '${args[3]}'`);
+      if (node.type !== 'link') node.group = args[2]!;
       return ok();
     }
     case 'chmod': {
