@@ -130,6 +130,8 @@ describe('generated secrets are in files only their user reads', () => {
     expect(ecosystem).toMatchObject({ type: 'file', owner: 'alice', mode: '600' });
     expect(server.fs.read(`${root}/ecosystem.config.cjs`)).toContain('SOKETI_DEFAULT_APP_SECRET');
     expect(server.fs.get(`${root}/releases/soketi/soketi.env.json`)).toMatchObject({ owner: 'alice', mode: '600' });
+    // PM2's home, where `pm2 save` dumps the environment, is the user's alone.
+    expect(server.fs.get(`${HOME}/.pm2`)).toMatchObject({ type: 'dir', owner: 'alice', mode: '700' });
     const reads = server.executed.filter((c) => c.argv[0] === 'cat' && String(c.argv.at(-1)).endsWith('soketi.env.json'));
     expect(reads.length).toBeGreaterThan(0);
     for (const read of reads) expect(read.options.asUser).toBe('alice');
@@ -145,8 +147,12 @@ describe('generated secrets are in files only their user reads', () => {
     expect(server.fs.get(path)).toMatchObject({ owner: 'alice', mode: '600' });
     expect(server.fs.read(path)).toBe(content);
     const chmod = server.executed.filter((c) => c.argv[0] === 'chmod' && c.argv.includes(path));
-    expect(chmod.map((c) => c.options.asUser)).toEqual(['alice']);
-    expect(ctx.logs).toContain(`restricted ${path} to its owner (mode 600)`);
+    expect(chmod.map((c) => [c.options.asUser, ...c.argv])).toEqual([['alice', 'chmod', 'go=', '--', path]]);
+    expect(ctx.logs).toContain(`restricted ${path} to alice`);
+    // Then it is left alone.
+    const later = server.executed.length;
+    await runSteps(again(), [ensurePm2Process(SOKETI_PROCESS)]);
+    expect(server.executed.slice(later).filter(isChange)).toEqual([]);
   });
 
   it('Directus on SQLite: the database its bootstrap made 0644 is narrowed to 0600 by its user, beside its 0600 config', async () => {

@@ -36,6 +36,7 @@ export function ensurePm2Process(command: ProcessCommand): Step {
       await ctx.withServerLock(pm2Lock(layout.user), async () => {
         await recordOnce(ctx, pm2DaemonEntry(layout));
         await ensureProcess(ctx, layout, command);
+        await keepPrivate(ctx, layout);
       });
     },
   };
@@ -64,7 +65,6 @@ async function ensureProcess(ctx: StepContext, layout: SiteLayout, command: Proc
     ownership: { owner: layout.user, group: layout.user, mode: `0${ECOSYSTEM_MODE}` },
   });
   if (change !== 'unchanged') ctx.log(`wrote ${layout.ecosystem}`);
-  else await keepPrivate(ctx, layout);
 
   if (!existing) {
     await pm2(ctx, layout, ['start', layout.ecosystem], `start ${name}`);
@@ -83,13 +83,24 @@ async function ensureProcess(ctx: StepContext, layout: SiteLayout, command: Proc
   await ensureBootResurrection(ctx, layout.user, layout.home);
 }
 
-/** An ecosystem file written before it was private (0644) keeps its content; its user narrows its mode. */
+/**
+ * The ecosystem file, and PM2's home: `pm2 save` dumps every process's environment into
+ * ~/.pm2/dump.pm2 and the logs are there, all under PM2's umask 022. Other site users stop at the
+ * home already (0710); nginx's group passes through it, and need not read these. A file or
+ * directory made before (0644, 0755) is narrowed by its user on the next run; content is kept.
+ */
 async function keepPrivate(ctx: StepContext, layout: SiteLayout): Promise<void> {
   const asOwner = asSiteUser(layout);
-  const [mode] = await probe(ctx, [modeOf(layout.ecosystem)], asOwner);
-  if (mode === ECOSYSTEM_MODE) return;
-  await mustRun(ctx, ['chmod', `0${ECOSYSTEM_MODE}`, '--', layout.ecosystem], asOwner, `restrict ${layout.ecosystem}`);
-  ctx.log(`restricted ${layout.ecosystem} to its owner (mode ${ECOSYSTEM_MODE})`);
+  const pm2Home = `${layout.home}/.pm2`;
+  const [ecosystem, home] = await probe(ctx, [modeOf(layout.ecosystem), modeOf(pm2Home)], asOwner);
+  const open = [
+    ...(ecosystem !== null && ecosystem !== ECOSYSTEM_MODE ? [layout.ecosystem] : []),
+    ...(home !== null && !home.endsWith('00') ? [pm2Home] : []),
+  ];
+  if (open.length === 0) return;
+  // go=: group and others lose every right, the owner's stay (0600 for the file, 0700 for the directory).
+  await mustRun(ctx, ['chmod', 'go=', '--', ...open], asOwner, `restrict ${open.join(', ')}`);
+  ctx.log(`restricted ${open.join(', ')} to ${layout.user}`);
 }
 
 /** Read as the site user: the file is in the user's release, where root would follow a link the user placed. */

@@ -109,6 +109,15 @@ export function dispatch(server: FakeServer, argv: string[], options: RunOptions
       return ok();
     }
     case 'chmod': {
+      if (args[0] === 'go=') {
+        // `chmod go= -- PATH…`: the owner's digit kept, group and others cleared (links: their targets).
+        for (const path of args.slice(2)) {
+          const target = fs.get(fs.resolve(path));
+          if (!target || target.type === 'link') return fail(`chmod: cannot access '${path}'`);
+          target.mode = `${target.mode.slice(-3, -2)}00`;
+        }
+        return ok();
+      }
       const node = fs.get(args[2]!);
       if (node && node.type !== 'link' && /^0?[0-7]{3}$/.test(args[0]!)) node.mode = args[0]!.replace(/^0/, '');
       else if (node?.type === 'dir' && args[0] === 'o+x') node.mode = node.mode.replace(/.$/, (d) => String(Number(d) | 1));
