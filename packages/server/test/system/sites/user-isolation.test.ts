@@ -21,6 +21,7 @@ const userA = `spia${id}`;
 const userB = `spib${id}`;
 const domainA = `iso-a-${id}.siteplane.test`;
 const domainB = `iso-b-${id}.siteplane.test`;
+const domainNode = `iso-n-${id}.siteplane.test`;
 const homeA = `/home/${userA}`;
 const homeB = `/home/${userB}`;
 const rootA = `${homeA}/${domainA}`;
@@ -46,6 +47,7 @@ describe('isolation between site users (issue 10 item 9)', () => {
   let h: Harness;
   let siteA: JsonBody;
   let siteB: JsonBody;
+  let siteNode: JsonBody;
   /** What A's PHP left behind: a temp file and a session file. */
   let aTemp = '';
   let aSession = '';
@@ -66,9 +68,11 @@ describe('isolation between site users (issue 10 item 9)', () => {
     });
     expect(posted.status, JSON.stringify(posted.body)).toBe(202);
     siteB = posted.body;
-    // The first site on a fresh host installs nginx and PHP.
+    siteNode = await h.createSite('nodejs-ssr', domainNode);
+    // The first site on a fresh host installs nginx and PHP (and Node, PM2).
     await h.waitInstalled(siteA, 15 * 60_000);
     await h.waitInstalled(siteB, 5 * 60_000);
+    await h.waitInstalled(siteNode, 15 * 60_000);
   }, 25 * 60_000);
 
   afterAll(async () => {
@@ -188,5 +192,18 @@ echo json_encode([
     }
     // While nginx (www-data) reads A's files: that is what the group is for.
     expect((await curlSite(domainA, '/secret.txt')).body).toContain(SECRET);
+  });
+
+  it("A's Node site: its ecosystem file (the process's environment) is 0600 and PM2's home 0700; still served", async () => {
+    const ecosystem = `${homeA}/${domainNode}/ecosystem.config.cjs`;
+    expect(await stat(ecosystem)).toBe(`600 ${userA} ${userA}`);
+    expect(await stat(`${homeA}/.pm2`)).toBe(`700 ${userA} ${userA}`);
+    expect((await curlUntil(domainNode, '/', (r) => r.status === 200)).body).toContain(`${domainNode} is ready`);
+    for (const path of [ecosystem, `${homeA}/.pm2/dump.pm2`]) {
+      const tried = await run('runuser', ['-u', userB, '--', 'cat', path]);
+      expect(tried.code, path).not.toBe(0);
+      // Not even nginx's group, which passes through the home, reads them.
+      expect((await run('runuser', ['-u', 'www-data', '--', 'cat', path])).code, path).not.toBe(0);
+    }
   });
 });
