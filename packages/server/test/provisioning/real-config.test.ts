@@ -74,7 +74,14 @@ describe.skipIf(!has('/usr/sbin/php-fpm8.2'))('the rendered pool under the real 
     mkdirSync(pools, { recursive: true });
     writeFileSync(
       join(pools, 'www-data.conf'),
-      renderFpmPool({ user: 'www-data', phpVersion: '8.2', socket: join(work, 'fpm.sock') }),
+      renderFpmPool({
+        user: 'www-data',
+        phpVersion: '8.2',
+        socket: join(work, 'fpm.sock'),
+        home: work,
+        tmpDir: join(work, 'tmp'),
+        sessionDir: join(work, 'sessions'),
+      }),
     );
     writeFileSync(
       join(work, 'php-fpm.conf'),

@@ -54,6 +54,6 @@ describe('round trips per site', () => {
     expect(inside.length).toBeGreaterThan(0);
     for (const call of inside) expect(call.options.asUser, call.argv.join(' ')).toBe(site.user);
     expect(server.fs.get(`${root}/releases/initial/web/index.html`)).toMatchObject({ owner: 'alice', mode: '644' });
-    expect(server.fs.get(root)).toMatchObject({ type: 'dir', owner: 'alice', mode: '755' });
+    expect(server.fs.get(root)).toMatchObject({ type: 'dir', owner: 'alice', group: 'www-data', mode: '750' });
   });
 });

@@ -140,8 +140,18 @@ describe('the config file script', () => {
 
 describe("the site user's part of a site directory", () => {
   // Run as whoever runs the tests (the step runs it through runuser as the site's user).
-  const userPart = (root: string, link: boolean, dir = '', file = '', content = '') =>
-    asMe.run(['sh', '-c', USER_PART, 'sh', root, link ? 'link' : '', dir, file], { stdin: content, umask: '077' });
+  const userPart = (root: string, link: boolean, dir = '', file = '', content = '', mode = '') =>
+    asMe.run(['sh', '-c', USER_PART, 'sh', root, link ? 'link' : '', dir, file, mode], { stdin: content, umask: '077' });
+
+  it('closes a site root made before to other users (0750) when asked, and leaves its mode alone otherwise', async () => {
+    const root = join(dir, 'old.example.com');
+    mkdirSync(root, { mode: 0o755 });
+    expect((await userPart(root, true)).code).toBe(0);
+    expect(lstatSync(root).mode & 0o777).toBe(0o755);
+    const made = await userPart(root, false, '', '', '', 'private');
+    expect(made.code, made.stderr).toBe(0);
+    expect(lstatSync(root).mode & 0o777).toBe(0o750);
+  });
 
   it('makes the releases, `current` and the placeholder, and later only what is missing', async () => {
     const root = join(dir, 'example.com');

@@ -121,8 +121,17 @@ describe('nginx vhost', () => {
 });
 
 describe('PHP-FPM pool', () => {
-  it('runs as the user behind a socket only nginx may open', () => {
-    expect(renderFpmPool({ user: 'alice', phpVersion: '8.2', socket: '/run/php/php8.2-fpm-alice.sock' })).toMatchInlineSnapshot(`
+  const alice = {
+    user: 'alice',
+    phpVersion: '8.2',
+    socket: '/run/php/php8.2-fpm-alice.sock',
+    home: '/home/alice',
+    tmpDir: '/home/alice/.siteplane/tmp',
+    sessionDir: '/home/alice/.siteplane/sessions',
+  };
+
+  it("runs as the user behind a socket only nginx may open, confined to the user's home, temp and session directories", () => {
+    expect(renderFpmPool(alice)).toMatchInlineSnapshot(`
       "; Managed by Siteplane: the PHP 8.2 pool of alice, shared by alice's PHP sites.
       [alice]
       user = alice
@@ -137,12 +146,25 @@ describe('PHP-FPM pool', () => {
       pm.max_requests = 500
       catch_workers_output = yes
       php_admin_flag[log_errors] = on
+      php_admin_value[open_basedir] = /home/alice/:/usr/share/php/
+      php_admin_value[sys_temp_dir] = /home/alice/.siteplane/tmp
+      php_admin_value[upload_tmp_dir] = /home/alice/.siteplane/tmp
+      php_admin_value[session.save_path] = /home/alice/.siteplane/sessions
+      php_admin_value[session.gc_probability] = 1
+      env[TMPDIR] = /home/alice/.siteplane/tmp
       "
     `);
   });
 
   it('refuses user names that could break out of the INI section', () => {
-    expect(() => renderFpmPool({ user: 'a]\n[evil', phpVersion: '8.2', socket: '/run/x.sock' })).toThrow();
+    expect(() => renderFpmPool({ ...alice, user: 'a]\n[evil' })).toThrow();
+  });
+
+  it('refuses paths that would add to open_basedir or break the INI line', () => {
+    for (const home of ['/home/a:/', '/home/a b', '/home/a\nphp_admin_value[open_basedir] = /', '/home/"a']) {
+      expect(() => renderFpmPool({ ...alice, home })).toThrow(/is not safe/);
+    }
+    expect(() => renderFpmPool({ ...alice, sessionDir: '/tmp:/var' })).toThrow(/is not safe/);
   });
 });
 

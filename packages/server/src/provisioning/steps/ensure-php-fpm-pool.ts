@@ -1,11 +1,20 @@
 import type { Step, StepContext } from '../step.js';
 import { renderFpmPool } from '../templates/php-fpm-pool.js';
+import { mustRun } from './commands.js';
 import { installConfigFile } from './config-file.js';
 import { recordOnce } from './ledger.js';
-import { hashOf, livePidOf, probe } from './probe.js';
+import { hashOf, livePidOf, modeOf, probe } from './probe.js';
 import { ROOT_FILE, sha256 } from './remote-files.js';
 import { phpFpmTest, reloadPhpFpm } from './services.js';
-import { fpmPoolLayout, poolLock, requirePhpVersion } from './site-layout.js';
+import { type FpmPoolLayout, fpmPoolLayout, poolLock, requirePhpVersion } from './site-layout.js';
+
+/**
+ * The pool's private directories, made by its user (never root: they lie in the user's home):
+ * $1 ~/.siteplane, $2 its tmp/, $3 its sessions/, all 0700 — umask 077 for what mkdir makes, chmod
+ * for what was there with another mode.
+ */
+export const POOL_DIRECTORIES = `umask 077
+mkdir -p -- "$2" "$3" && chmod 0700 -- "$1" "$2" "$3"`;
 
 /**
  * The PHP-FPM pool of the site's user and PHP version. Shared: every site of that user and version
@@ -24,9 +33,24 @@ export function ensurePhpFpmPool(phpVersion: string | undefined): Step {
           ref: pool.file,
           details: { shared: true, user: pool.user, phpVersion: pool.version, socket: pool.socket },
         });
-        const content = renderFpmPool({ user: pool.user, phpVersion: pool.version, socket: pool.socket });
+        const content = renderFpmPool({
+          user: pool.user,
+          phpVersion: pool.version,
+          socket: pool.socket,
+          home: pool.home,
+          tmpDir: pool.tmpDir,
+          sessionDir: pool.sessionDir,
+        });
         // The user's second site finds the pool in place and its master running: one round trip.
-        const [hash, pid] = await probe(ctx, [hashOf(pool.file), livePidOf(pool.pidFile)]);
+        const [hash, pid, ...modes] = await probe(ctx, [
+          hashOf(pool.file),
+          livePidOf(pool.pidFile),
+          modeOf(pool.privateDir),
+          modeOf(pool.tmpDir),
+          modeOf(pool.sessionDir),
+        ]);
+        // Before the pool goes live: its workers use them from the first request.
+        if (modes.some((mode) => mode !== '700')) await makePoolDirectories(ctx, pool);
         const change =
           hash === sha256(content)
             ? 'unchanged'
@@ -38,4 +62,14 @@ export function ensurePhpFpmPool(phpVersion: string | undefined): Step {
       });
     },
   };
+}
+
+async function makePoolDirectories(ctx: StepContext, pool: FpmPoolLayout): Promise<void> {
+  await mustRun(
+    ctx,
+    ['sh', '-c', POOL_DIRECTORIES, 'sh', pool.privateDir, pool.tmpDir, pool.sessionDir],
+    { asUser: pool.user },
+    `create ${pool.user}'s PHP temp and session directories`,
+  );
+  ctx.log(`${pool.tmpDir} and ${pool.sessionDir} are ${pool.user}'s own (mode 0700)`);
 }

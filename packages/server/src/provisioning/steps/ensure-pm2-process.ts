@@ -1,10 +1,11 @@
 import type { Step, StepContext } from '../step.js';
 import { type EcosystemInput, renderEcosystem } from '../templates/pm2-ecosystem.js';
-import { StepError } from './commands.js';
+import { mustRun, StepError } from './commands.js';
 import { installConfigFile } from './config-file.js';
 import { claim, recordOnce } from './ledger.js';
-import { pm2, pm2DaemonEntry, pm2Lock, pm2Processes } from './pm2.js';
+import { asSiteUser, pm2, pm2DaemonEntry, pm2Lock, pm2Processes } from './pm2.js';
 import { ensureBootResurrection } from './pm2-startup.js';
+import { modeOf, probe } from './probe.js';
 import { readFile } from './remote-files.js';
 import { type SiteLayout, siteLayout, sitePort } from './site-layout.js';
 
@@ -17,8 +18,14 @@ export type ProcessCommand = Pick<EcosystemInput, 'script' | 'args' | 'env'> & {
 };
 
 /**
+ * The ecosystem file carries the process's environment, generated secrets included (Soketi's app
+ * key and secret): only its user (whose PM2 reads it) may read it.
+ */
+const ECOSYSTEM_MODE = '600';
+
+/**
  * The site's PM2 process from an ecosystem file in the site directory (cluster mode, named after
- * the domain, cwd `current`, PORT set), run by the site user's PM2 and saved with `pm2 save`.
+ * the domain, cwd `current`, PORT set, mode 0600), run by the site user's PM2 and saved with `pm2 save`.
  * The user's daemon is recorded first, as shared: the removal of their last Node site stops it.
  */
 export function ensurePm2Process(command: ProcessCommand): Step {
@@ -29,6 +36,7 @@ export function ensurePm2Process(command: ProcessCommand): Step {
       await ctx.withServerLock(pm2Lock(layout.user), async () => {
         await recordOnce(ctx, pm2DaemonEntry(layout));
         await ensureProcess(ctx, layout, command);
+        await keepPrivate(ctx, layout);
       });
     },
   };
@@ -48,13 +56,13 @@ async function ensureProcess(ctx: StepContext, layout: SiteLayout, command: Proc
   const port = sitePort(ctx.site);
   const env = {
     ...command.env,
-    ...(command.envFile ? await envFromFile(ctx, `${layout.current}/${command.envFile}`) : {}),
+    ...(command.envFile ? await envFromFile(ctx, layout, `${layout.current}/${command.envFile}`) : {}),
     ...(command.portVariable ? { [command.portVariable]: String(port) } : {}),
   };
   const change = await installConfigFile(ctx, {
     path: layout.ecosystem,
     content: renderEcosystem({ name, cwd: layout.current, port, script: command.script, args: command.args, env }),
-    ownership: { owner: layout.user, group: layout.user, mode: '0644' },
+    ownership: { owner: layout.user, group: layout.user, mode: `0${ECOSYSTEM_MODE}` },
   });
   if (change !== 'unchanged') ctx.log(`wrote ${layout.ecosystem}`);
 
@@ -75,8 +83,29 @@ async function ensureProcess(ctx: StepContext, layout: SiteLayout, command: Proc
   await ensureBootResurrection(ctx, layout.user, layout.home);
 }
 
-async function envFromFile(ctx: StepContext, path: string): Promise<Record<string, string>> {
-  const text = await readFile(ctx, path);
+/**
+ * The ecosystem file, and PM2's home: `pm2 save` dumps every process's environment into
+ * ~/.pm2/dump.pm2 and the logs are there, all under PM2's umask 022. Other site users stop at the
+ * home already (0710); nginx's group passes through it, and need not read these. A file or
+ * directory made before (0644, 0755) is narrowed by its user on the next run; content is kept.
+ */
+async function keepPrivate(ctx: StepContext, layout: SiteLayout): Promise<void> {
+  const asOwner = asSiteUser(layout);
+  const pm2Home = `${layout.home}/.pm2`;
+  const [ecosystem, home] = await probe(ctx, [modeOf(layout.ecosystem), modeOf(pm2Home)], asOwner);
+  const open = [
+    ...(ecosystem !== null && ecosystem !== ECOSYSTEM_MODE ? [layout.ecosystem] : []),
+    ...(home !== null && !home.endsWith('00') ? [pm2Home] : []),
+  ];
+  if (open.length === 0) return;
+  // go=: group and others lose every right, the owner's stay (0600 for the file, 0700 for the directory).
+  await mustRun(ctx, ['chmod', 'go=', '--', ...open], asOwner, `restrict ${open.join(', ')}`);
+  ctx.log(`restricted ${open.join(', ')} to ${layout.user}`);
+}
+
+/** Read as the site user: the file is in the user's release, where root would follow a link the user placed. */
+async function envFromFile(ctx: StepContext, layout: SiteLayout, path: string): Promise<Record<string, string>> {
+  const text = await readFile(ctx, path, asSiteUser(layout, layout.root));
   if (text === null) throw new StepError(`${path} is missing; the install step writes it`);
   if (text.trim() === '') return {};
   const parsed = JSON.parse(text) as Record<string, unknown>;

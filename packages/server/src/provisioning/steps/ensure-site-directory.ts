@@ -1,8 +1,8 @@
 import type { ProvisionedSite, Step, StepContext } from '../step.js';
 import { PLACEHOLDER_APP_FILE, renderPlaceholderApp, renderPlaceholderPage } from '../templates/placeholder.js';
 import { claim } from './ledger.js';
-import { kindOf, linkOf, modeOf, probe } from './probe.js';
-import { below, INITIAL_RELEASE, type SiteLayout, siteLayout } from './site-layout.js';
+import { accessOf, kindOf, linkOf, probe } from './probe.js';
+import { below, INITIAL_RELEASE, NGINX_GROUP, type SiteLayout, siteLayout } from './site-layout.js';
 import { makeSiteDirectories } from './site-tree.js';
 
 /**
@@ -17,9 +17,15 @@ export type Placeholder =
 
 const FIRST = `releases/${INITIAL_RELEASE}`;
 
+/** What other site users must not get past: the home (nginx only passes) and the site root (nginx reads). */
+const HOME_MODE = '710';
+const ROOT_MODE = '750';
+
 /**
  * /home/<user>/<domain>/ with releases/initial, `current` → releases/initial and shared/, owned
  * by the user; and the site's ACME challenge directory (owned by root, outside the user's reach).
+ * The home (0710) and the site root (0750) are in nginx's group and closed to everyone else
+ * (site-tree.ts); a site made before that gets those modes on its next run.
  * A new site costs two round trips: one probe of everything, then one command for root's part and
  * the user's (site-tree.ts). A resumed job makes only what the probe found missing.
  */
@@ -29,9 +35,10 @@ export function ensureSiteDirectory(placeholder: Placeholder): Step {
     async run(ctx: StepContext) {
       const layout = siteLayout(ctx.site);
       const file = placeholderFile(ctx.site, layout, placeholder);
-      const [homeMode, rootKind, releases, initial, shared, current, fileKind, acmeKind] = await probe(ctx, [
-        modeOf(layout.home),
+      const [home, rootKind, rootAccess, releases, initial, shared, current, fileKind, acmeKind] = await probe(ctx, [
+        accessOf(layout.home),
         kindOf(layout.root),
+        accessOf(layout.root),
         kindOf(layout.releases),
         kindOf(layout.initialRelease),
         kindOf(layout.shared),
@@ -55,25 +62,29 @@ export function ensureSiteDirectory(placeholder: Placeholder): Step {
         'ACME challenge directory',
       );
 
-      // nginx (www-data) must pass through the home directory to read the site's files.
-      const traversable = homeMode !== null && (Number.parseInt(homeMode.slice(-1), 8) & 1) === 1;
+      // nginx must pass through the home to read the site's files; no other user may.
+      const homeOk = home?.mode === HOME_MODE && home.group === NGINX_GROUP;
       // In a directory created just now nothing else can be there.
       const fresh = !rootExists;
+      const rootOk = fresh || (rootKind === 'directory' && rootAccess?.mode === ROOT_MODE && rootAccess.group === NGINX_GROUP);
       const dirsMissing = fresh || releases === null || initial === null || shared === null;
       const link = fresh || current === null;
       // Only the first release gets a placeholder; once deployed, `current` points elsewhere.
       const target = link ? FIRST : current;
       const writePlaceholder = file !== null && target === FIRST && (fresh || fileKind === null);
-      const tree = dirsMissing || link || writePlaceholder;
+      const tree = dirsMissing || link || writePlaceholder || !rootOk;
       await makeSiteDirectories(ctx, {
-        ...(traversable ? {} : { traversableHome: layout.home }),
+        ...(homeOk ? {} : { privateHome: layout.home }),
         ...(rootExists ? {} : { siteRoot: { path: layout.root, owner: layout.user } }),
+        ...(rootOk ? {} : { privateRoot: layout.root }),
         ...(acmeExists ? {} : { acmeDir: layout.acmeDir }),
         ...(tree
           ? { tree: { user: layout.user, root: layout.root, link, ...(writePlaceholder ? { placeholder: file } : {}) } }
           : {}),
       });
-      if (!traversable) ctx.log(`made ${layout.home} traversable for nginx (o+x)`);
+      if (!homeOk)
+        ctx.log(`made ${layout.home} mode 0${HOME_MODE}, group ${NGINX_GROUP}: nginx passes through, other users do not`);
+      if (!rootOk) ctx.log(`made ${layout.root} mode 0${ROOT_MODE}, group ${NGINX_GROUP}: nginx reads it, other users do not`);
       if (!rootExists) ctx.log(`created ${layout.root}`);
       if (!acmeExists) ctx.log(`created ${layout.acmeDir} for HTTP-01 challenges`);
       if (dirsMissing) ctx.log(`created ${layout.releases}, ${layout.initialRelease}, ${layout.shared} as ${layout.user}`);

@@ -4,7 +4,7 @@ import { AS_ROOT, mustRun, StepError } from './commands.js';
 import { recordOnce } from './ledger.js';
 import { groupsOf, kindOf, passwdEntryOf, probe } from './probe.js';
 import { makeDirectory } from './remote-files.js';
-import { checkSystemUser } from './site-layout.js';
+import { checkSystemUser, NGINX_GROUP } from './site-layout.js';
 
 /**
  * The site's system user (the server user) with home /home/<user>. An existing user is left as it
@@ -48,7 +48,8 @@ export function ensureSystemUser(): Step {
         return false;
       });
       if (homeMissing) {
-        await makeDirectory(ctx, home, { owner: user, group: user, mode: '0755' });
+        // As ensure-site-directory.ts keeps it: nginx passes through, other site users do not.
+        await makeDirectory(ctx, home, { owner: user, group: NGINX_GROUP, mode: '0710' });
         ctx.log(`created home directory ${home}`);
       }
     },

@@ -18,6 +18,7 @@ export const PROBE_SCRIPT = `while [ "$#" -ge 2 ]; do
     kind) if [ -L "$2" ]; then r='symbolic link'; elif [ -d "$2" ]; then r=directory
       elif [ -f "$2" ]; then r='regular file'; elif [ -e "$2" ]; then r=other; fi ;;
     mode) r=$(stat -c %a -- "$2" 2>/dev/null) ;;
+    access) r=$(stat -c '%a %G' -- "$2" 2>/dev/null) ;;
     hash) r=$(sha256sum -- "$2" 2>/dev/null) ;;
     link) r=$(readlink -- "$2" 2>/dev/null) ;;
     pid) r=$(cat -- "$2" 2>/dev/null)
@@ -31,7 +32,7 @@ export const PROBE_SCRIPT = `while [ "$#" -ge 2 ]; do
   shift 2
 done`;
 
-type ProbeOp = 'kind' | 'mode' | 'hash' | 'link' | 'pid' | 'user' | 'groups' | 'package';
+type ProbeOp = 'kind' | 'mode' | 'access' | 'hash' | 'link' | 'pid' | 'user' | 'groups' | 'package';
 
 export interface Query<T> {
   op: ProbeOp;
@@ -52,6 +53,13 @@ export const kindOf = (path: string) =>
 
 /** Octal permission bits (`755`), or null when nothing is there. */
 export const modeOf = (path: string) => query('mode', path, (answer) => (/^[0-7]{3,4}$/.test(answer) ? answer : null));
+
+/** Permission bits and group (`{ mode: '710', group: 'www-data' }`), or null when nothing is there. */
+export const accessOf = (path: string) =>
+  query('access', path, (answer) => {
+    const match = /^([0-7]{3,4}) (\S+)$/.exec(answer);
+    return match ? { mode: match[1]!, group: match[2]! } : null;
+  });
 
 /** sha256 of the file's content, or null when it cannot be read. */
 export const hashOf = (path: string) => query('hash', path, (answer) => /^([0-9a-f]{64})\s/.exec(answer)?.[1] ?? null);

@@ -104,11 +104,18 @@ export async function livePid(ctx: StepContext, pidFile: string): Promise<string
   return alive.code === 0 ? content : null;
 }
 
-/** Reloads php-fpm of this version (USR2: graceful, re-reads pools), or starts it: one round trip. */
+/**
+ * Reloads php-fpm of this version (USR2: graceful, re-reads pools), or starts it: one round trip.
+ * Under the server's `php-fpm:<version>` lock: the pools of two users are made under two pool
+ * locks, and without this one both first sites found no master and both started one — the second
+ * failed ("Another FPM instance seems to already listen on" the first one's socket).
+ */
 export async function reloadPhpFpm(ctx: StepContext, pool: FpmPoolLayout): Promise<void> {
   const unit = `php${pool.version}-fpm`;
   const argv = ['sh', '-c', RELOAD_PHP_FPM, 'sh', unit, pool.pidFile, pool.binary, pool.mainConfig];
-  const said = (await mustRun(ctx, argv, AS_ROOT, `reload ${unit}`)).stdout.trim();
+  const said = (
+    await ctx.withServerLock(`php-fpm:${pool.version}`, () => mustRun(ctx, argv, AS_ROOT, `reload ${unit}`))
+  ).stdout.trim();
   if (said === 'systemd') ctx.log(`reloaded ${unit} (systemd)`);
   else if (said.startsWith('signalled ')) ctx.log(`reloaded ${unit} (signalled master ${said.slice('signalled '.length)})`);
   else ctx.log(`started ${unit} (it was not running)`);

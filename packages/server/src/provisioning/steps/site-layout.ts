@@ -14,6 +14,12 @@ const PHP_VERSION = /^\d\.\d$/;
 /** The first release, created before any deployment; deployments add their own beside it. */
 export const INITIAL_RELEASE = 'initial';
 
+/**
+ * The group nginx's workers run in (Debian's `www-data`). Homes (0710) and site roots (0750) belong
+ * to it, so nginx reaches a site's files while other site users, in none of these groups, do not.
+ */
+export const NGINX_GROUP = 'www-data';
+
 /** Where nginx serves HTTP-01 challenge files from; the TLS module writes tokens below it. */
 export const ACME_ROOT = '/var/lib/siteplane/acme';
 
@@ -105,6 +111,14 @@ export function below(base: string, relative: string | undefined, what: string):
 export interface FpmPoolLayout {
   version: string;
   user: string;
+  /** /home/<user>: every PHP site of the user lies below it, and the pool's open_basedir is it. */
+  home: string;
+  /** /home/<user>/.siteplane (0700): the pool's own directories, out of other users' reach. */
+  privateDir: string;
+  /** PHP's temporary files (sys_temp_dir, upload_tmp_dir, TMPDIR) instead of the shared /tmp. */
+  tmpDir: string;
+  /** PHP's session files instead of the shared /var/lib/php/sessions. */
+  sessionDir: string;
   file: string;
   socket: string;
   /** The master's pid file, as Debian's php-fpm.conf sets it. */
@@ -120,9 +134,14 @@ export function fpmPoolLayout(user: string, phpVersion: string): FpmPoolLayout {
   // pool.d/www.conf is Debian's default pool: a user named www must not overwrite (or later delete) it.
   if (name === 'www')
     throw new StepError('the system user "www" would replace Debian\'s default PHP-FPM pool; choose another user name');
+  const privateDir = `/home/${name}/.siteplane`;
   return {
     version,
     user: name,
+    home: `/home/${name}`,
+    privateDir,
+    tmpDir: `${privateDir}/tmp`,
+    sessionDir: `${privateDir}/sessions`,
     file: `/etc/php/${version}/fpm/pool.d/${name}.conf`,
     socket: `/run/php/php${version}-fpm-${name}.sock`,
     pidFile: `/run/php/php${version}-fpm.pid`,

@@ -25,6 +25,7 @@ export function dispatch(server: FakeServer, argv: string[], options: RunOptions
       const node = fs.get(path);
       if (!node) return fail(`stat: cannot statx '${path}': No such file or directory`);
       if (args[1] === '%a') return ok(`${node.type === 'link' ? '777' : node.mode}\n`);
+      if (args[1] === '%a %G') return ok(`${node.type === 'link' ? '777 root' : `${node.mode} ${node.group}`}\n`);
       return ok(`${node.type === 'dir' ? 'directory' : node.type === 'link' ? 'symbolic link' : 'regular file'}\n`);
     }
     case 'sha256sum': {
@@ -100,7 +101,23 @@ export function dispatch(server: FakeServer, argv: string[], options: RunOptions
       }
       return ok();
     }
+    case 'chgrp': {
+      // `chgrp -h -- GROUP PATH`: a link's own group, never its target's.
+      const node = fs.get(args[3]!);
+      if (args[0] !== '-h' || !node) return fail(`chgrp: cannot access '${args[3]}'`);
+      if (node.type !== 'link') node.group = args[2]!;
+      return ok();
+    }
     case 'chmod': {
+      if (args[0] === 'go=') {
+        // `chmod go= -- PATH…`: the owner's digit kept, group and others cleared (links: their targets).
+        for (const path of args.slice(2)) {
+          const target = fs.get(fs.resolve(path));
+          if (!target || target.type === 'link') return fail(`chmod: cannot access '${path}'`);
+          target.mode = `${target.mode.slice(-3, -2)}00`;
+        }
+        return ok();
+      }
       const node = fs.get(args[2]!);
       if (node && node.type !== 'link' && /^0?[0-7]{3}$/.test(args[0]!)) node.mode = args[0]!.replace(/^0/, '');
       else if (node?.type === 'dir' && args[0] === 'o+x') node.mode = node.mode.replace(/.$/, (d) => String(Number(d) | 1));

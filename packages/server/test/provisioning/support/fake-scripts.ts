@@ -1,6 +1,7 @@
 import type { CommandResult, RunOptions } from '../../../src/provisioning/executor.js';
 import { READ_ACCOUNT_SCRIPT } from '../../../src/provisioning/read-account.js';
 import { INSTALL_CONFIG_SCRIPT, INSTALL_CONFIG_THEN_RELOAD_NGINX } from '../../../src/provisioning/steps/config-file.js';
+import { POOL_DIRECTORIES } from '../../../src/provisioning/steps/ensure-php-fpm-pool.js';
 import { PROBE_SCRIPT } from '../../../src/provisioning/steps/probe.js';
 import { RELOAD_NGINX, RELOAD_PHP_FPM } from '../../../src/provisioning/steps/services.js';
 import { SITE_DIRECTORIES } from '../../../src/provisioning/steps/site-tree.js';
@@ -53,7 +54,10 @@ export function runScript(server: FakeServer, argv: string[], options: RunOption
       return started.code === 0 ? ok('started\n') : started;
     }
     case SITE_DIRECTORIES: {
-      const [home, root, owner, acme, user, siteRoot, link, dir, file] = args as [
+      const [group, home, root, owner, privateRoot, acme, user, siteRoot, link, dir, file, mode] = args as [
+        string,
+        string,
+        string,
         string,
         string,
         string,
@@ -65,8 +69,9 @@ export function runScript(server: FakeServer, argv: string[], options: RunOption
         string,
       ];
       const steps: string[][] = [];
-      if (home) steps.push(['chmod', 'o+x', '--', home]);
-      if (root) steps.push(['mkdir', '-m', '0755', '--', root], ['chown', '-h', `${owner}:${owner}`, '--', root]);
+      if (home) steps.push(['chgrp', '-h', '--', group, home], ['chmod', '0710', '--', home]);
+      if (root) steps.push(['mkdir', '-m', '0750', '--', root], ['chown', '-h', `${owner}:${group}`, '--', root]);
+      if (privateRoot) steps.push(['chgrp', '-h', '--', group, privateRoot]);
       if (acme) steps.push(['install', '-d', '-m', '0755', '-o', 'root', '-g', 'root', '--', acme]);
       const rooted = sequence(steps, sub);
       if (rooted.code !== 0 || !user) return rooted;
@@ -75,7 +80,9 @@ export function runScript(server: FakeServer, argv: string[], options: RunOption
       const { stdin: _content, ...asUserNoStdin } = asUser;
       const userSub: Sub = (command, withStdin = false) => server.inner(command, withStdin ? asUser : asUserNoStdin);
       if (server.fs.get(server.fs.resolve(siteRoot))?.type !== 'dir') return fail(`sh: cd: can't cd to ${siteRoot}`, 2);
-      const userSteps: string[][] = [['mkdir', '-p', '--', `${siteRoot}/releases/initial`, `${siteRoot}/shared`]];
+      const userSteps: string[][] = [];
+      if (mode === 'private') userSteps.push(['chmod', '0750', '--', siteRoot]);
+      userSteps.push(['mkdir', '-p', '--', `${siteRoot}/releases/initial`, `${siteRoot}/shared`]);
       if (link === 'link')
         userSteps.push(
           ['ln', '-s', '-f', '-n', '--', 'releases/initial', `${siteRoot}/current.siteplane-new`],
@@ -86,6 +93,18 @@ export function runScript(server: FakeServer, argv: string[], options: RunOption
       if (made.code !== 0 || !file) return made;
       // `cat > file`: what dd of=file does, as the user.
       return userSub(['dd', `of=${file}`, 'status=none'], true);
+    }
+    case POOL_DIRECTORIES: {
+      const [privateDir, tmp, sessions] = args as [string, string, string];
+      return sequence(
+        [
+          ['mkdir', '-p', '--', tmp, sessions],
+          ['chmod', '0700', '--', privateDir],
+          ['chmod', '0700', '--', tmp],
+          ['chmod', '0700', '--', sessions],
+        ],
+        sub,
+      );
     }
     default:
       return null;
@@ -130,6 +149,9 @@ function probe(server: FakeServer, args: string[], sub: Sub): CommandResult {
       }
       case 'mode':
         answers.push(answer(sub(['stat', '-c', '%a', '--', path])));
+        break;
+      case 'access':
+        answers.push(answer(sub(['stat', '-c', '%a %G', '--', path])));
         break;
       case 'hash':
         answers.push(answer(sub(['sha256sum', '--', path])));

@@ -86,7 +86,15 @@ export function dispatchSystem(server: FakeServer, argv: string[], options: RunO
         `Error: Cannot find module './out/isolated_vm'\nRequire stack:\n- ${options.cwd}/node_modules/isolated-vm/isolated-vm.js`,
       );
     }
-    return options.env?.CONFIG_PATH ? ok('Directus bootstrapped\n') : fail('no CONFIG_PATH');
+    const configPath = options.env?.CONFIG_PATH;
+    if (!configPath) return fail('no CONFIG_PATH');
+    // On SQLite the bootstrap creates the database file, under the command's umask (022: 0644).
+    const config = JSON.parse(fs.read(configPath) ?? '{}') as Record<string, unknown>;
+    if (config.DB_CLIENT === 'sqlite3' && typeof config.DB_FILENAME === 'string' && !fs.get(config.DB_FILENAME)) {
+      const owner = options.asUser ?? 'root';
+      fs.write(config.DB_FILENAME, 'SQLite format 3\0', { owner, group: owner, mode: '644' });
+    }
+    return ok('Directus bootstrapped\n');
   }
   if (cmd === 'pm2') return pm2(server, args, options);
   if (cmd && /^php\d\.\d$/.test(cmd)) return phpCli(server, cmd, options);

@@ -49,6 +49,7 @@ export function isChange(call: Call): boolean {
       'ln',
       'chown',
       'chmod',
+      'chgrp',
       'useradd',
       'apt-get',
       'curl',

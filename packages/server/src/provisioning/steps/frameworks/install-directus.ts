@@ -2,6 +2,7 @@ import type { Step, StepContext } from '../../step.js';
 import { randomSecret } from '../../templates/random-secret.js';
 import { mustRun, StepError } from '../commands.js';
 import { asSiteUser } from '../pm2.js';
+import { modeOf, probe } from '../probe.js';
 import { sitePort, stringOption } from '../site-layout.js';
 import {
   allowInstallScripts,
@@ -65,9 +66,29 @@ export function installDirectus(version: number): Step {
         ctx.log('bootstrapped Directus (schema, first admin)');
         await markInstalled(ctx, release);
       } else ctx.log('Directus is installed');
+      if (!ctx.site.database) await keepSqlitePrivate(ctx, release);
       if (!(await isLive(ctx, release))) await makeLive(ctx, release);
     },
   };
+}
+
+function sqliteFile(release: FrameworkRelease): string {
+  return `${release.layout.shared}/directus.db`;
+}
+
+/**
+ * The SQLite database (a site without PostgreSQL) holds every user, token and item: only its user
+ * reads it. Directus's bootstrap creates it under umask 022 (0644); its user narrows it — on every
+ * run, so a site installed before this gets it too. SQLite gives its journal files the database's
+ * mode.
+ */
+async function keepSqlitePrivate(ctx: StepContext, release: FrameworkRelease): Promise<void> {
+  const path = sqliteFile(release);
+  const asOwner = asSiteUser(release.layout, release.dir);
+  const [mode] = await probe(ctx, [modeOf(path)], asOwner);
+  if (mode === null || mode === '600') return;
+  await mustRun(ctx, ['chmod', '0600', '--', path], asOwner, `restrict ${path}`);
+  ctx.log(`restricted ${path} to its owner (mode 600)`);
 }
 
 /**
@@ -91,7 +112,7 @@ function directusConfig(ctx: StepContext, release: FrameworkRelease): Record<str
     ADMIN_PASSWORD: randomSecret(24),
   };
   const db = site.database;
-  if (!db) return { ...base, DB_CLIENT: 'sqlite3', DB_FILENAME: `${release.layout.shared}/directus.db` };
+  if (!db) return { ...base, DB_CLIENT: 'sqlite3', DB_FILENAME: sqliteFile(release) };
   if (!db.name) throw new StepError('the Directus site has no database name');
   // "string:" stops Directus from guessing a type (a password of digits would become a number).
   return {
