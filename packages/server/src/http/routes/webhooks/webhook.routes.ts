@@ -10,6 +10,7 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { UseCaseDeps } from '../../../use-cases/deps.js';
 import { listDeliveries } from '../../../use-cases/webhooks/list-deliveries.js';
+import { registerHookAtProvider } from '../../../use-cases/webhooks/register-at-provider.js';
 import { configureWebhook, deleteWebhook, getWebhook } from '../../../use-cases/webhooks/webhook-config.js';
 import type { RouteDef } from '../../route.js';
 import { assertMatches } from '../../validate-schema.js';
@@ -59,8 +60,28 @@ export const webhookRoutes = (deps: UseCaseDeps): RouteDef[] => [
         schema: WebhookSchema,
       },
       201: { description: 'Created; `secret` and `trigger_url` are shown this once', schema: WebhookSchema },
-      404: NOT_FOUND,
-      422: { description: 'validation_failed: every invalid field, with its path', schema: ProblemSchema },
+      404: {
+        description: 'Unknown site (not_found), or `register.repository` unknown at the provider (repository_not_found)',
+        schema: ProblemSchema,
+      },
+      422: {
+        description: 'validation_failed: every invalid field, with its path (`register.vcProfile` not_found / not_applicable)',
+        schema: ProblemSchema,
+      },
+      424: {
+        description: "provider_auth_failed: the provider refused the profile's token (it needs the right to manage hooks)",
+        schema: ProblemSchema,
+      },
+      429: {
+        description: 'provider_rate_limited',
+        schema: ProblemSchema,
+        headers: { 'Retry-After': "Seconds until the provider's limit resets" },
+      },
+      502: {
+        description: 'provider_error: the provider refused the hook (one with this URL exists) or answered something unreadable',
+        schema: ProblemSchema,
+      },
+      503: { description: 'provider_unreachable', schema: ProblemSchema },
     },
     async handler(req, reply, actor) {
       const body = (req.body ?? {}) as Static<typeof ConfigureWebhookBody>;
@@ -68,7 +89,7 @@ export const webhookRoutes = (deps: UseCaseDeps): RouteDef[] => [
         StrictBody,
         body !== null && typeof body === 'object' && body.branches === null ? { ...body, branches: undefined } : body,
       );
-      const result = await configureWebhook(deps, actor, site(req), body, origin(req), null);
+      const result = await configureWebhook(deps, actor, site(req), body, origin(req), registerHookAtProvider(deps));
       reply.status(result.created ? 201 : 200);
       return result.record;
     },
