@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/domain/errors.js';
+import { WebhookDeliveries } from '../../src/storage/webhook-deliveries.js';
 import { startTestService, TEST_DB, type TestService } from '../support/test-service.js';
 import { fixture, HOOK_CASES } from '../webhooks/hook-cases.js';
 import { RecordingTrigger } from '../webhooks/recording-trigger.js';
@@ -276,5 +277,41 @@ describe(`push webhooks (${TEST_DB}; issue 11 item 6)`, () => {
     expect(trigger.pushes).toHaveLength(1);
     const list: Json[] = await deliveries(s, site);
     expect(list.filter((d) => d.reason === 'duplicate')).toHaveLength(2);
+  });
+});
+
+describe(`delivery ids are remembered for a day (${TEST_DB})`, () => {
+  let s: TestService;
+  beforeAll(async () => {
+    s = await startTestService();
+  });
+  afterAll(async () => s?.stop());
+
+  it('a claim holds for 24 h, then the same id may deploy again; released claims are free at once', async () => {
+    const deliveries = new WebhookDeliveries(s.storage.db);
+    const site = randomUUID();
+    const t0 = new Date('2026-11-26T10:00:00.000Z');
+    const at = (hours: number) => new Date(t0.getTime() + hours * 3_600_000);
+    expect(await deliveries.claim(site, 'github', 'd-1', t0)).toBe(true);
+    expect(await deliveries.claim(site, 'github', 'd-1', at(23.9))).toBe(false);
+    // Another provider's or site's id of the same text is another delivery.
+    expect(await deliveries.claim(site, 'gitea', 'd-1', at(1))).toBe(true);
+    expect(await deliveries.claim(randomUUID(), 'github', 'd-1', at(1))).toBe(true);
+    expect(await deliveries.claim(site, 'github', 'd-1', at(24.1))).toBe(true);
+    await deliveries.release(site, 'github', 'd-1');
+    expect(await deliveries.claim(site, 'github', 'd-1', at(24.2))).toBe(true);
+  });
+
+  it('until deployments are wired, an authentic push answers 501 and its redelivery is not refused as a duplicate', async () => {
+    const site = await createSite(s, 'unwired.hooks.example.com');
+    const secret = (await configure(s, site, { branches: [] })).json().secret as string;
+    const github = HOOK_CASES[0] as (typeof HOOK_CASES)[number];
+    const body = JSON.stringify(github.payload);
+    const id = randomUUID();
+    for (let i = 0; i < 2; i++) {
+      const res = await sendHook(s, `/api/v1/hooks/github/${site}`, body, github.headers(body, secret, id));
+      expect({ status: res.statusCode, code: res.json().code }).toEqual({ status: 501, code: 'not_implemented' });
+    }
+    expect((await deliveries(s, site)).map((d) => d.reason)).toEqual(['deploy_failed', 'deploy_failed']);
   });
 });
