@@ -203,3 +203,21 @@ describe(`webhook configuration and trigger URL (${TEST_DB}; issue 11 item 6)`, 
     });
   });
 });
+
+describe(`two first POSTs at once (${TEST_DB})`, () => {
+  let s: TestService;
+  beforeAll(async () => {
+    s = await startTestService();
+  });
+  afterAll(async () => s?.stop());
+
+  it('exactly one creates it (201); the others rotate it (200) or are told to retry (409), never a 500', async () => {
+    const site = await createSite(s, 'race.config.example.com');
+    const answers = await Promise.all([1, 2, 3, 4].map(() => configure(s, site)));
+    const statuses = answers.map((a) => a.statusCode);
+    expect(statuses.filter((x) => x === 201)).toHaveLength(1);
+    for (const status of statuses) expect([200, 201, 409]).toContain(status);
+    const row = await s.storage.db.selectFrom('site_webhooks').selectAll().where('site_uuid', '=', site).execute();
+    expect(row).toHaveLength(1);
+  });
+});

@@ -111,7 +111,14 @@ export async function configureWebhook(
       created_at: now,
       updated_at: now,
     };
-    await deps.db.insertInto('site_webhooks').values(row).execute();
+    // Two first POSTs at once: the second finds the row taken and is told to retry (it would rotate).
+    const inserted = await deps.db
+      .insertInto('site_webhooks')
+      .values(row)
+      .onConflict((oc) => oc.column('site_uuid').doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0)
+      throw new DomainError('conflict', 'The webhook was created by another request at the same time; retry to rotate it.');
   }
   return { created: !existing, record: record(site.uuid, row, origin, { secret, trigger: trigger?.token ?? null }) };
 }
