@@ -64,6 +64,7 @@ export const webhookRoutes = (deps: UseCaseDeps): RouteDef[] => [
         description: 'Unknown site (not_found), or `register.repository` unknown at the provider (repository_not_found)',
         schema: ProblemSchema,
       },
+      409: { description: 'conflict: another request created the webhook at the same moment; retry', schema: ProblemSchema },
       422: {
         description: 'validation_failed: every invalid field, with its path (`register.vcProfile` not_found / not_applicable)',
         schema: ProblemSchema,
