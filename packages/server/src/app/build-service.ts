@@ -21,6 +21,7 @@ import { openStorage, type Storage } from '../storage/database.js';
 import { writeTransactions } from '../storage/group-commit.js';
 import { IdempotencyStore } from '../storage/idempotency-store.js';
 import { actorForToken } from '../storage/tokens.js';
+import type { DeploymentTrigger, SourceBranchOf } from '../use-cases/deployments/deployment-trigger.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
 import type { Integrations } from '../use-cases/integrations.js';
 import { SiteListCache } from '../use-cases/sites/site-list-cache.js';
@@ -59,6 +60,10 @@ export interface ServiceOverrides {
   renewalIntervalMs?: number;
   /** How the egress policy resolves names (tests: a fixed table, DNS rebinding; default: the system's). */
   resolveHost?: ResolveHost;
+  /** What push webhooks and trigger URLs start deployments with (default: not wired, 501). */
+  deploymentTrigger?: DeploymentTrigger;
+  /** The branch of a site's source, for webhooks without explicit branches (default: none). */
+  sourceBranchOf?: SourceBranchOf;
 }
 
 /**
@@ -164,6 +169,8 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     logger,
     version: VERSION,
     rateLimit: { perToken: config.rateLimit, perAddress: config.rateLimitAddress },
+    deploymentTrigger: overrides.deploymentTrigger,
+    sourceBranchOf: overrides.sourceBranchOf,
     health: async () => {
       await sql`SELECT 1`.execute(storage.db);
       return { database: true, worker: worker !== null };

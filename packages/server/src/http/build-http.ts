@@ -3,12 +3,16 @@ import type { Logger } from 'pino';
 import type { Clock } from '../app/clock.js';
 import { ValidationError } from '../domain/field-errors.js';
 import type { IdempotencyStore } from '../storage/idempotency-store.js';
+import { WebhookDeliveries } from '../storage/webhook-deliveries.js';
+import type { DeploymentTrigger, SourceBranchOf } from '../use-cases/deployments/deployment-trigger.js';
+import { noSourceBranch, unwiredTrigger } from '../use-cases/deployments/unwired-trigger.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
 import { type Authenticate, authenticateRequest } from './auth.js';
 import { checkBodyShape, MAX_BODY_DEPTH } from './body-shape.js';
 import { renderDocsPage } from './docs-page.js';
 import { installErrorHandler } from './error-handler.js';
 import { registerFormats } from './formats.js';
+import { hookRouteDocs, registerHookRoutes } from './hooks/hook-routes.js';
 import { IdempotencyKeys } from './idempotency.js';
 import { MalformedJson } from './malformed-json.js';
 import { buildOpenApi } from './openapi.js';
@@ -29,6 +33,10 @@ export interface HttpDeps {
   health(): Promise<{ database: boolean; worker: boolean }>;
   /** Requests a minute per token and per client address without a valid token; 0 turns one off. Health and docs are exempt. */
   rateLimit: { perToken: number; perAddress: number };
+  /** Starts deployments for push webhooks and trigger URLs (unwired: they answer 501). */
+  deploymentTrigger?: DeploymentTrigger;
+  /** The branch a webhook without explicit branches deploys (unwired: none, so nothing deploys). */
+  sourceBranchOf?: SourceBranchOf;
 }
 
 const BODY_LIMIT = 1024 * 1024;
@@ -72,7 +80,15 @@ export function buildHttp(deps: HttpDeps): { app: FastifyInstance; openapi: Retu
   const limiter = new RateLimiter(deps.rateLimit.perToken, deps.rateLimit.perAddress, () => deps.clock.now().getTime());
   const routes = apiRoutes(deps.useCases);
   for (const route of routes) register(app, route, deps, idempotency, limiter);
-  const openapi = buildOpenApi(routes, deps.version);
+  registerHookRoutes(app, {
+    db: deps.useCases.db,
+    secrets: deps.useCases.secrets,
+    clock: deps.clock,
+    deliveries: new WebhookDeliveries(deps.useCases.db),
+    trigger: deps.deploymentTrigger ?? unwiredTrigger,
+    sourceBranchOf: deps.sourceBranchOf ?? noSourceBranch,
+  });
+  const openapi = buildOpenApi([...routes, ...hookRouteDocs()], deps.version);
   const openapiJson = JSON.stringify(openapi, null, 2);
   const docsHtml = renderDocsPage(openapi);
   app.get('/api/v1/openapi.json', async (_req, reply) => reply.type('application/json').send(openapiJson));

@@ -213,4 +213,36 @@ export interface Database {
   };
   /** Migration 007: per team, the number of the claim that last served it (jobs/queue.ts, fair claim). */
   team_claims: { team_uuid: string; last_served: number };
+  /** Migration 008: a site's push webhook; the secret sealed, the trigger URL's token only hashed (SHA-256 hex). */
+  site_webhooks: {
+    site_uuid: string;
+    team_uuid: string;
+    secret_enc: string;
+    trigger_hash: string;
+    /** JSON array of branch patterns; null = the branch of the site's source. */
+    branches: string | null;
+    /** JSON {provider, repository, hook_id} when the hook was created at the provider. */
+    registered: string | null;
+    secret_rotated_at: string;
+    trigger_rotated_at: string;
+    created_at: string;
+    updated_at: string;
+  };
+  /** The last 100 hooks received per site, with what became of each. */
+  webhook_deliveries: {
+    uuid: string;
+    site_uuid: string;
+    provider: string;
+    delivery_id: string | null;
+    event: string | null;
+    outcome: 'accepted' | 'ignored' | 'rejected';
+    reason: string | null;
+    detail: string | null;
+    branch: string | null;
+    commit_sha: string | null;
+    deployment_uuid: string | null;
+    created_at: string;
+  };
+  /** Delivery ids that started a deployment in the last day. */
+  webhook_delivery_ids: { site_uuid: string; provider: string; delivery_id: string; created_at: string };
 }

@@ -163,6 +163,18 @@ describe(`no secret is stored in clear (${TEST_DB}; issue 10, ARCHITECTURE §2)`
       expect(done.status, JSON.stringify(done)).toBe('installed');
     }
 
+    // A push webhook (issue 11): its shared secret sealed, its trigger URL's token only hashed; a
+    // GitLab hook carries the secret itself in a header, which is checked and not kept.
+    const webhook = (await post(`/api/v1/sites/${sites[0]}/webhook`, { branches: [] })).json();
+    secrets.set('webhook secret', webhook.secret);
+    secrets.set('webhook trigger token', String(webhook.trigger_url).split('/').at(-1) ?? '');
+    await s.app.inject({
+      method: 'POST',
+      url: `/api/v1/hooks/gitlab/${sites[0]}`,
+      headers: { 'x-gitlab-event': 'Push Hook', 'x-gitlab-token': webhook.secret, 'content-type': 'application/json' },
+      payload: '{"object_kind":"push","ref":"refs/tags/v1"}',
+    });
+
     for (const [name, token] of [
       ['api token (write)', s.token],
       ['api token (read)', s.readToken],

@@ -11,6 +11,7 @@ import { listSitesRoute } from './sites/list-sites.route.js';
 import { retrySiteRoute } from './sites/retry-site.route.js';
 import { retrySslRoute } from './sites/ssl-retry.route.js';
 import { vcProfileRoutes } from './vc-profiles/vc-profile.routes.js';
+import { webhookRoutes } from './webhooks/webhook.routes.js';
 
 /** Every authenticated endpoint of the service. */
 export function apiRoutes(deps: UseCaseDeps): RouteDef[] {
@@ -26,5 +27,6 @@ export function apiRoutes(deps: UseCaseDeps): RouteDef[] {
     ...serverRoutes(deps),
     ...dnsProfileRoutes(deps),
     ...vcProfileRoutes(deps),
+    ...webhookRoutes(deps),
   ];
 }

@@ -6,6 +6,7 @@ import * as m004 from './004_idempotency_scope.js';
 import * as m005 from './005_sites_by_team.js';
 import * as m006 from './006_free_domain_issuance.js';
 import * as m007 from './007_fair_claim.js';
+import * as m008 from './008_webhooks.js';
 
 /** Numbered, forward-only; the same list for SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '005_sites_by_team': m005,
   '006_free_domain_issuance': m006,
   '007_fair_claim': m007,
+  '008_webhooks': m008,
 };

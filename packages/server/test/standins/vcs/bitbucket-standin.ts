@@ -8,6 +8,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { type FixtureRepo, findRepo, fullName, type VcsFixture } from './fixture.js';
+import { bitbucketCreateHook } from './hook-endpoints.js';
 import { conditional, header, intParam, RateBudget, type StandinResponse, StandinServer, slice } from './standin-server.js';
 
 export interface BitbucketStandin {
@@ -21,7 +22,9 @@ const NO_ACCESS =
 
 export async function startBitbucketStandin(fixture: VcsFixture): Promise<BitbucketStandin> {
   const budget = new RateBudget();
-  const server = await StandinServer.start((request, url) => {
+  const server = await StandinServer.start((request, url, body) => {
+    const created = bitbucketCreateHook(fixture, request, url, body);
+    if (created) return created;
     const answer = conditional(request, route(fixture, budget, request, url), false);
     if (answer.status < 400 && Number.isFinite(budget.remaining)) budget.spend();
     return answer;

@@ -8,6 +8,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { type FixtureRepo, findRepo, fullName, type VcsFixture } from './fixture.js';
+import { giteaCreateHook } from './hook-endpoints.js';
 import { header, intParam, pageLinks, RateBudget, type StandinResponse, StandinServer, slice } from './standin-server.js';
 
 export interface GiteaStandin {
@@ -18,7 +19,9 @@ export interface GiteaStandin {
 
 export async function startGiteaStandin(fixture: VcsFixture): Promise<GiteaStandin> {
   const budget = new RateBudget();
-  const server = await StandinServer.start((request, url) => {
+  const server = await StandinServer.start((request, url, body) => {
+    const created = giteaCreateHook(fixture, request, url, body);
+    if (created) return created;
     const answer = route(fixture, budget, request, url);
     if (answer.status < 400 && Number.isFinite(budget.remaining)) budget.spend();
     return answer;

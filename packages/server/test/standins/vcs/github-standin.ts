@@ -8,6 +8,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { type FixtureRepo, findRepo, fullName, type VcsFixture } from './fixture.js';
+import { githubCreateHook } from './hook-endpoints.js';
 import {
   conditional,
   header,
@@ -30,7 +31,9 @@ export interface GitHubStandin {
 
 export async function startGitHubStandin(fixture: VcsFixture): Promise<GitHubStandin> {
   const budget = new RateBudget();
-  const server = await StandinServer.start((request, url) => {
+  const server = await StandinServer.start((request, url, body) => {
+    const created = githubCreateHook(fixture, request, url, body);
+    if (created) return created;
     const answer = route(fixture, budget, request, url);
     const final = conditional(request, answer, false);
     if (final.status !== 304 && !budget.exhausted && Number.isFinite(budget.remaining)) budget.spend();

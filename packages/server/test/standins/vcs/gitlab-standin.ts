@@ -9,6 +9,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { type FixtureRepo, fullName, type VcsFixture } from './fixture.js';
+import { gitlabCreateHook } from './hook-endpoints.js';
 import {
   conditional,
   header,
@@ -32,7 +33,9 @@ export async function startGitLabStandin(
   options: { omitLinkHeader?: boolean } = {},
 ): Promise<GitLabStandin> {
   const budget = new RateBudget();
-  const server = await StandinServer.start((request, url) => {
+  const server = await StandinServer.start((request, url, body) => {
+    const created = gitlabCreateHook(fixture, request, url, body);
+    if (created) return created;
     const answer = conditional(request, route(fixture, budget, request, url), true);
     if (answer.status < 400 && Number.isFinite(budget.remaining)) budget.spend();
     if (options.omitLinkHeader && answer.headers?.link) delete answer.headers.link;

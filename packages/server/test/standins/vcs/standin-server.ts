@@ -22,9 +22,12 @@ export interface RecordedRequest {
   ifNoneMatch: string | null;
   headers: IncomingHttpHeaders;
   status: number;
+  /** The request body as text ('' for none). */
+  body: string;
 }
 
-export type Handler = (request: IncomingMessage, url: URL) => StandinResponse;
+/** `body` is the request's body as text, read whole before the handler runs. */
+export type Handler = (request: IncomingMessage, url: URL, body: string) => StandinResponse;
 
 export class StandinServer {
   readonly requests: RecordedRequest[] = [];
@@ -36,11 +39,14 @@ export class StandinServer {
 
   static async start(handler: Handler): Promise<StandinServer> {
     let standin: StandinServer | undefined;
-    const server = createServer((request, response) => {
+    const server = createServer(async (request, response) => {
       const url = new URL(request.url ?? '/', `http://${request.headers.host ?? '127.0.0.1'}`);
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      const body = Buffer.concat(chunks).toString('utf8');
       let answer: StandinResponse;
       try {
-        answer = handler(request, url);
+        answer = handler(request, url, body);
       } catch (error) {
         answer = { status: 500, body: { message: String(error) } };
       }
@@ -50,6 +56,7 @@ export class StandinServer {
         ifNoneMatch: header(request, 'if-none-match'),
         headers: request.headers,
         status: answer.status,
+        body,
       });
       const isText = typeof answer.body === 'string';
       const payload = answer.body === undefined ? '' : isText ? (answer.body as string) : JSON.stringify(answer.body);
