@@ -43,7 +43,7 @@ export async function activateProcess(
       }
       ctx.log(`health check: ${health.path} answered ${answer.status} through nginx`);
     }
-    await pm2(ctx, layout, ['save'], 'save the PM2 process list');
+    // No `pm2 save`: the saved list names `current` and the same script, whichever release is live.
     return previous;
   });
 }

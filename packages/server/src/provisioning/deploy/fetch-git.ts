@@ -79,17 +79,7 @@ export function fetchGit(plan: DeployPlan, progress: DeployProgress, state: Depl
 
       const log = await mustRun(
         ctx,
-        [
-          'git',
-          '-C',
-          paths.repo,
-          'log',
-          '-1',
-          '--no-walk',
-          '--format=%H%x00%an <%ae>%x00%s',
-          '--end-of-options',
-          revision,
-        ],
+        ['git', '-C', paths.repo, 'log', '-1', '--no-walk', '--format=%H%x00%an <%ae>%x00%s', '--end-of-options', revision],
         user,
         source.commit === null ? `resolve the head of ${source.branch}` : `find commit ${source.commit}`,
       );

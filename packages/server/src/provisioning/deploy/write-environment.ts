@@ -21,7 +21,12 @@ mv -f -T -- "$1.tmp" "$1"`;
 export function renderEnvFile(runtime: Record<string, string>): string {
   const lines = Object.entries(runtime).map(([key, value]) => {
     if (!KEY.test(key)) throw new StepError(`environment variable name ${JSON.stringify(key)} is not valid`);
-    return `${key}=${dotenvValue(value)}`;
+    try {
+      return `${key}=${dotenvValue(value)}`;
+    } catch (error) {
+      // The reason names the key only: the value is a secret.
+      throw new StepError(`run-time variable ${key}: ${(error as Error).message}`);
+    }
   });
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
 }
