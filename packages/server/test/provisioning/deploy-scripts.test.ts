@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BESIDE, FREE_PORT } from '../../src/provisioning/deploy/activate-process.js';
 import { HEALTH } from '../../src/provisioning/deploy/health-check.js';
 import { renderLauncher } from '../../src/provisioning/deploy/launcher.js';
 import { LINK_SHARED } from '../../src/provisioning/deploy/link-shared.js';
@@ -160,5 +161,33 @@ describe('HEALTH', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('BESIDE (a new release tried on a free port before it goes live)', () => {
+  const beside = (app: string) => {
+    writeFileSync(join(dir, 'launch.cjs'), app);
+    return sh('sh', BESIDE, [dir, 'launch.cjs', '/up', '2', 'example.test', HEALTH, FREE_PORT]);
+  };
+
+  it('answers with the status the release gave, and stops the release afterwards', async () => {
+    const result = beside(
+      "require('node:http').createServer((q, r) => { r.statusCode = q.url === '/up' && q.headers.host === 'example.test' ? 204 : 500; r.end(); }).listen(Number(process.env.PORT), '127.0.0.1');",
+    );
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const port = /^port (\d+)$/m.exec(result.stdout)?.[1];
+    expect(result.stdout).toContain('status 204');
+    await new Promise((r) => setTimeout(r, 300));
+    const probe = spawnSync('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', `http://127.0.0.1:${port}/up`], {
+      encoding: 'utf8',
+    });
+    expect(probe.stdout).toBe('000');
+  });
+
+  it('a release that crashes fails with its own output', () => {
+    const result = beside("console.error('boom: missing module'); process.exit(1);");
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('status 000');
+    expect(result.stdout).toContain('boom: missing module');
   });
 });

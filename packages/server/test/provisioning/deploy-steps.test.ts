@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { BESIDE } from '../../src/provisioning/deploy/activate-process.js';
 import { DeployCancelled } from '../../src/provisioning/deploy/cancelled.js';
 import { HEALTH } from '../../src/provisioning/deploy/health-check.js';
 import { deploySteps } from '../../src/provisioning/deploy/index.js';
@@ -223,30 +224,33 @@ describe('activation (issue 11 item 5)', () => {
 
   it('PM2: the new release answers beside the live one first; failing there, nothing switches or reloads', async () => {
     const { exec, lines } = dryRun((e) =>
-      e
-        .answer(/^node -e/, { stdout: '40123\n' })
-        .answer((argv) => argv[2] === HEALTH && argv[4] === 'http://127.0.0.1:40123/health', { code: 1, stdout: '000\n' }),
+      e.answer(isScript(BESIDE), { code: 1, stdout: 'port 40123\nstatus 000\nError: Cannot find module pg\n' }),
     );
     const site = siteOf('nodejs-ssr', { domain: 'app.example.com' });
     const activate = deploySteps.deploy(site, plan({ hooks: [] }), progress()).find((s) => s.name === 'activate')!;
-    await expect(activate.run(makeContext(exec, site))).rejects.toThrow(/beside the live release, which keeps serving/);
-    expect(lines.some((l) => l.includes('pm2 start') && l.includes('app.example.com~next') && l.includes('"PORT":"40123"'))).toBe(
-      true,
+    const ctx = makeContext(exec, site);
+    await expect(activate.run(ctx)).rejects.toThrow(
+      /with 000 within 20 s beside the live release \(port 40123\), which keeps serving/,
     );
-    expect(lines.filter((l) => l.includes("pm2 delete 'app.example.com~next'"))).toHaveLength(2);
+    expect(ctx.logs).toContain('  Error: Cannot find module pg');
+    const beside = lines.find((l) => l.startsWith('sh -c') && l.includes('setsid node'));
+    expect(beside).toContain(
+      '/home/alice/app.example.com/releases/20261126T121314Z-1a2b3c4 siteplane-placeholder.cjs /health 20 app.example.com',
+    );
+    expect(beside).toMatch(/"asUser":"alice"/);
     expect(lines.some((l) => l.includes('current.siteplane-new'))).toBe(false);
     expect(lines.some((l) => l.includes('pm2 reload'))).toBe(false);
   });
 
-  it('PM2: healthy beside → switch, graceful reload of the site process, check through nginx, save', async () => {
+  it('PM2: healthy beside → switch, graceful reload of the site process, then the check through nginx', async () => {
     const { exec, lines } = dryRun((e) =>
-      e.answer(/^node -e/, { stdout: '40123\n' }).answer(isScript(HEALTH), { stdout: '200\n' }),
+      e.answer(isScript(BESIDE), { stdout: 'port 40123\nstatus 200\n' }).answer(isScript(HEALTH), { stdout: '200\n' }),
     );
     const site = siteOf('nodejs-ssr', { domain: 'app.example.com' });
     const activate = deploySteps.deploy(site, plan({ hooks: [] }), progress()).find((s) => s.name === 'activate')!;
     await activate.run(makeContext(exec, site));
     const at = (needle: string) => lines.findIndex((l) => l.includes(needle));
-    expect(at('127.0.0.1:40123/health')).toBeLessThan(at('current.siteplane-new'));
+    expect(at('setsid node')).toBeLessThan(at('current.siteplane-new'));
     expect(at('current.siteplane-new')).toBeLessThan(at('pm2 reload app.example.com'));
     expect(at('pm2 reload app.example.com')).toBeLessThan(at('--resolve app.example.com:80:127.0.0.1'));
     // The saved process list names `current`: whichever release is live, it need not be saved again.

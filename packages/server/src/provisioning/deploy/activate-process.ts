@@ -1,7 +1,7 @@
 import type { StepContext } from '../step.js';
-import { mustRun, run, StepError } from '../steps/commands.js';
+import { run, StepError } from '../steps/commands.js';
 import { asSiteUser, pm2, pm2Lock } from '../steps/pm2.js';
-import { portHealth, siteHealth } from './health-check.js';
+import { checkHealthPath, HEALTH, siteHealth } from './health-check.js';
 import { RELEASE_ENTRY } from './launcher.js';
 import type { DeployPlan } from './plan.js';
 import type { ReleasePaths } from './release-paths.js';
@@ -12,7 +12,7 @@ export const FREE_PORT = `const s = require('node:net').createServer();
 s.listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); });`;
 
 /**
- * PM2 sites, health-gated: the new release first runs beside the live one, as a temporary PM2
+ * PM2 sites, health-gated: the new release first runs beside the live one, as a temporary
  * process on a free port, and must answer the health path there; until then nothing the visitors
  * reach has changed, so a release that fails leaves the old one serving without a failed request.
  * Then `current` switches and `pm2 reload` replaces the site's cluster workers one by one: PM2
@@ -55,31 +55,56 @@ export async function reload(ctx: StepContext, paths: ReleasePaths): Promise<voi
   ctx.log(`reloaded PM2 process ${paths.layout.domain} in ${Date.now() - started} ms (new workers before old ones stop)`);
 }
 
+/**
+ * BESIDE, as the site user: runs the release's launcher $2 in release $1 on a free loopback port
+ * (the kernel's pick, by node: $7), in its own process group, and asks it $3 (HEALTH: $6) for up
+ * to $4 s with Host $5. Prints `port N` and `status S`, then on failure the end of the process's
+ * output; the process is stopped on exit either way. No PM2 here: each pm2 command costs a Node
+ * start, and this process only answers the health check.
+ */
+export const BESIDE = `set -u
+port=$(node -e "$7") || exit 1
+out=$(mktemp) || exit 1
+cd -- "$1" || exit 1
+PORT=$port NODE_ENV=production setsid node -- "$2" >"$out" 2>&1 </dev/null &
+pid=$!
+trap 'kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null; rm -f -- "$out"' EXIT
+echo "port $port"
+each=$4; [ "$each" -le 10 ] || each=10
+if code=$(sh -c "$6" sh "http://127.0.0.1:$port$3" "$4" "$each" beside -H "Host: $5"); then echo "status $code"; exit 0; fi
+echo "status $code"
+tail -n 20 -- "$out"
+exit 1`;
+
 async function tryBeside(ctx: StepContext, paths: ReleasePaths, health: DeployPlan['healthCheck']): Promise<void> {
   const { layout } = paths;
-  const name = `${layout.domain}~next`;
-  const user = asSiteUser(layout);
-  // A leftover of an attempt that died here: the name must be free.
-  await run(ctx, ['pm2', 'delete', name], user);
-  const port = Number((await mustRun(ctx, ['node', '-e', FREE_PORT], user, 'find a free port')).stdout.trim());
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new StepError('could not find a free port for the new release');
-  await mustRun(
+  const seconds = Math.max(1, Math.ceil(health.timeoutSeconds));
+  const result = await run(
     ctx,
-    ['pm2', 'start', `${paths.dir}/${RELEASE_ENTRY}`, '--name', name, '--cwd', paths.dir, '--no-autorestart'],
-    { ...user, env: { ...user.env, PORT: String(port), NODE_ENV: 'production' } },
-    `start ${paths.name} beside the live release`,
+    [
+      'sh',
+      '-c',
+      BESIDE,
+      'sh',
+      paths.dir,
+      RELEASE_ENTRY,
+      checkHealthPath(health.path),
+      String(seconds),
+      layout.domain,
+      HEALTH,
+      FREE_PORT,
+    ],
+    { ...asSiteUser(layout, paths.dir), timeoutMs: (seconds + 20) * 1000 },
   );
-  ctx.log(`started ${paths.name} as ${name} on 127.0.0.1:${port}`);
-  let answer: Awaited<ReturnType<typeof portHealth>>;
-  try {
-    answer = await portHealth(ctx, layout, port, health.path, health.timeoutSeconds);
-  } finally {
-    await run(ctx, ['pm2', 'delete', name], user);
-  }
-  if (!answer.ok) {
+  const lines = result.stdout.split('\n');
+  const port = lines.find((l) => l.startsWith('port '))?.slice(5) ?? '?';
+  const status = lines.find((l) => l.startsWith('status '))?.slice(7) || '000';
+  if (result.code !== 0) {
+    const output = lines.slice(lines.findIndex((l) => l.startsWith('status ')) + 1).filter(Boolean);
+    for (const line of output) ctx.log(`  ${line}`);
     throw new StepError(
-      `health check failed: ${paths.name} answered ${health.path} with ${answer.status} within ${health.timeoutSeconds} s beside the live release, which keeps serving`,
+      `health check failed: ${paths.name} answered ${health.path} with ${status} within ${seconds} s beside the live release (port ${port}), which keeps serving`,
     );
   }
-  ctx.log(`health check: ${paths.name} answered ${health.path} with ${answer.status} beside the live release`);
+  ctx.log(`health check: ${paths.name} answered ${health.path} with ${status} beside the live release (port ${port})`);
 }

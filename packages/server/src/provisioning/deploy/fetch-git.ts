@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Step, StepContext } from '../step.js';
-import { mustRun, mustRunLong, StepError } from '../steps/commands.js';
+import { mustRun, StepError } from '../steps/commands.js';
 import { pathKind } from '../steps/remote-files.js';
 import type { SiteLayout } from '../steps/site-layout.js';
 import { ALLOWED_PROTOCOLS, checkGitUrl, credentialInput, revisionOf, treeOf } from './git-source.js';
+import { mustRunLong } from './long-run.js';
 import type { DeployPlan, DeployProgress, DeploySource } from './plan.js';
 import { asUserIn, releasePaths } from './release-paths.js';
 import type { DeployState } from './state.js';

@@ -48,18 +48,6 @@ export async function siteHealth(
   return ask(ctx, layout, url, timeoutSeconds, 'live', options);
 }
 
-/** A process of the site on a port of this server, before nginx sends it anything. */
-export async function portHealth(
-  ctx: StepContext,
-  layout: SiteLayout,
-  port: number,
-  path: string,
-  timeoutSeconds: number,
-): Promise<HealthAnswer> {
-  const url = `http://127.0.0.1:${port}${checkHealthPath(path)}`;
-  return ask(ctx, layout, url, timeoutSeconds, 'beside', ['-H', `Host: ${layout.domain}`]);
-}
-
 async function ask(
   ctx: StepContext,
   layout: SiteLayout,

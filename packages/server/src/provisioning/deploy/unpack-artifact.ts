@@ -1,7 +1,7 @@
 import type { Step, StepContext } from '../step.js';
-import { mustRunLong } from '../steps/commands.js';
 import { pathKind } from '../steps/remote-files.js';
 import { refuseLiveRelease } from './fetch-git.js';
+import { mustRunLong } from './long-run.js';
 import type { DeployPlan, DeploySource } from './plan.js';
 import { asUserIn, releasePaths } from './release-paths.js';
 

@@ -1,9 +1,9 @@
 import type { CommandResult, RunOptions } from '../executor.js';
-import type { DetachedOptions } from '../executors/detached.js';
 import { quoteArg } from '../shell-quote.js';
 import type { Step, StepContext } from '../step.js';
-import { LONG_TIMEOUT_MS, longRunId, run, StepError } from '../steps/commands.js';
+import { LONG_TIMEOUT_MS, run, StepError } from '../steps/commands.js';
 import { DeployCancelled } from './cancelled.js';
+import { runLong } from './long-run.js';
 import type { DeployPlan, DeployProgress } from './plan.js';
 import { asUserIn, releasePaths } from './release-paths.js';
 
@@ -82,20 +82,4 @@ export function userCommandStep(name: string, command: string, plan: DeployPlan,
       if (result.code !== 0) throw new StepError(`${name} exited with ${result.code} after ${seconds} s`);
     },
   };
-}
-
-interface DetachedCapable {
-  runDetached(argv: readonly string[], options?: DetachedOptions): Promise<CommandResult>;
-}
-
-/** As commands.ts mustRunLong (the same run ids, so a resumed job waits for its run), without throwing. */
-function runLong(ctx: StepContext, argv: readonly string[], options: RunOptions, what: string): Promise<CommandResult> {
-  const exec = ctx.exec as Partial<DetachedCapable> & StepContext['exec'];
-  if (typeof exec.runDetached !== 'function') return exec.run(argv, options);
-  return exec.runDetached(argv, {
-    ...options,
-    runId: longRunId(ctx.current, argv, options),
-    pollMs: 250,
-    onExisting: () => ctx.log(`${what}: already started by an earlier attempt of this operation; waiting for it`),
-  });
 }
