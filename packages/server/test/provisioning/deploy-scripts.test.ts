@@ -21,7 +21,7 @@ import { renderLauncher } from '../../src/provisioning/deploy/launcher.js';
 import { LINK_SHARED } from '../../src/provisioning/deploy/link-shared.js';
 import { SWITCH } from '../../src/provisioning/deploy/switch-current.js';
 import { UNPACK } from '../../src/provisioning/deploy/unpack-artifact.js';
-import { exportLines, HOOK } from '../../src/provisioning/deploy/user-command.js';
+import { CANCEL, exportLines, HOOK } from '../../src/provisioning/deploy/user-command.js';
 import { renderEnvFile, WRITE } from '../../src/provisioning/deploy/write-environment.js';
 
 /**
@@ -189,5 +189,24 @@ describe('BESIDE (a new release tried on a free port before it goes live)', () =
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('status 000');
     expect(result.stdout).toContain('boom: missing module');
+  });
+});
+
+describe('CANCEL', () => {
+  it('stops a running hook and everything it started (its process group), with the shell Debian runs scripts with', async () => {
+    const pgid = join(dir, 'pgid');
+    // Its own session, as under `timeout` on the server: the cancel must not reach this test's group.
+    const hook = spawn('sh', ['-c', HOOK, 'sh', pgid, 'sleep 47 | cat'], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+    hook.stdin.end('');
+    const exited = new Promise<number | null>((resolve) =>
+      hook.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))),
+    );
+    for (let i = 0; i < 50 && !existsSync(pgid); i++) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 200));
+    const cancel = sh('sh', CANCEL, [pgid]);
+    expect(cancel.code, cancel.stderr).toBe(0);
+    expect(await exited).not.toBe(0);
+    const left = spawnSync('pgrep', ['-f', 'sleep 47'], { encoding: 'utf8' });
+    expect(left.stdout.trim()).toBe('');
   });
 });

@@ -68,7 +68,7 @@ out=$(mktemp) || exit 1
 cd -- "$1" || exit 1
 PORT=$port NODE_ENV=production setsid node -- "$2" >"$out" 2>&1 </dev/null &
 pid=$!
-trap 'kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null; rm -f -- "$out"' EXIT
+trap 'kill -TERM "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null; rm -f -- "$out"' EXIT
 echo "port $port"
 each=$4; [ "$each" -le 10 ] || each=10
 if code=$(sh -c "$6" sh "http://127.0.0.1:$port$3" "$4" "$each" beside -H "Host: $5"); then echo "status $code"; exit 0; fi

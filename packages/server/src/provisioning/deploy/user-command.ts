@@ -18,12 +18,15 @@ export const HOOK = `cut -d' ' -f5 /proc/$$/stat > "$1" || exit
 eval "$(cat)" || exit
 exec bash -euo pipefail -c "$2" bash </dev/null`;
 
-/** CANCEL, as the site user: TERM to the recorded process group, KILL to what is left 3 s later. */
+/**
+ * CANCEL, as the site user: TERM to the recorded process group, KILL to what is left 3 s later.
+ * `kill -TERM -N` (no `--`: dash's kill takes `--` for a pid and fails).
+ */
 export const CANCEL = `g=$(cat -- "$1" 2>/dev/null) || exit 0
 case $g in ''|*[!0-9]*) exit 0 ;; esac
-kill -TERM -- "-$g" 2>/dev/null || exit 0
+kill -TERM "-$g" 2>/dev/null || exit 0
 sleep 3
-kill -KILL -- "-$g" 2>/dev/null || true`;
+kill -KILL "-$g" 2>/dev/null || true`;
 
 const KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const OUTPUT_LINES = 200;
