@@ -324,5 +324,8 @@ describe('manifest and prune (issue 11 item 6)', () => {
     // The live release is an old one (after a rollback): it and the previous stay, the rest go oldest first.
     expect(releasesToRemove(['initial', 'r1', 'r2', 'r3', 'r4'], 2, 'r1', 'r4')).toEqual(['initial', 'r2', 'r3']);
     expect(releasesToRemove(['r1', 'r2'], 5, 'r2', 'r1')).toEqual([]);
+    // A job resumed after activation does not know the previous release: the one made before the live one stays.
+    expect(releasesToRemove(['initial', 'r1', 'r2', 'r3', 'r4'], 2, 'r4', null)).toEqual(['initial', 'r1', 'r2']);
+    expect(releasesToRemove(['initial', 'r1', 'r2', 'r3', 'r4'], 2, 'r2', null)).toEqual(['initial', 'r3', 'r4']);
   });
 });

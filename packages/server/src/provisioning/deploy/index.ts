@@ -21,14 +21,14 @@ import { writeEnvironment } from './write-environment.js';
  * Building the list never throws (the job runner journals it first): steps report bad values.
  */
 export const deploySteps: DeploySteps = {
-  deploy(site: ProvisionedSite, plan: DeployPlan, progress: DeployProgress): Step[] {
+  // The steps read the site from their context (as recipes' steps do); the argument is the job's record of it.
+  deploy(_site: ProvisionedSite, plan: DeployPlan, progress: DeployProgress): Step[] {
     const state = newDeployState();
     const hooks = (stage: DeployHook['stage']) =>
       plan.hooks
         .filter((hook) => hook.enabled && hook.stage === stage)
         .map((hook) => userCommandStep(`hook: ${hook.name}`, hook.command, plan, progress));
     const guarded = (steps: Step[]) => steps.map((step) => unlessCancelled(progress, step));
-    void site;
     return [
       ...guarded([
         ...(plan.source.kind === 'git'

@@ -15,11 +15,20 @@ export function releasesToRemove(names: string[], keep: number, live: string | n
   const partial = names.filter((name) => name.endsWith('.partial') || name.endsWith('.tar.gz'));
   const releases = names
     .filter((name) => !partial.includes(name) && !name.startsWith('.'))
-    .sort((a, b) => (a === INITIAL_RELEASE ? -1 : b === INITIAL_RELEASE ? 1 : a < b ? -1 : a > b ? 1 : 0));
-  const protectedNames = new Set([live, previous].filter((name): name is string => name !== null));
+    .sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0));
+  // Not known (a job resumed after activation): the release made just before the live one.
+  const before =
+    previous ??
+    (live === null ? null : (releases.filter((name) => name !== live && sortKey(name) < sortKey(live)).at(-1) ?? null));
+  const protectedNames = new Set([live, before].filter((name): name is string => name !== null));
   const excess = Math.max(0, releases.length - Math.max(1, keep));
   const candidates = releases.filter((name) => !protectedNames.has(name));
   return [...partial, ...candidates.slice(0, Math.min(excess, candidates.length))];
+}
+
+/** Release names sort by time; the initial placeholder release is older than all. */
+function sortKey(name: string): string {
+  return name === INITIAL_RELEASE ? '' : name;
 }
 
 /** PRUNE, as the site user in releases/: removes the names given. */
