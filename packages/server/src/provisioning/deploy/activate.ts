@@ -1,0 +1,28 @@
+import type { Step, StepContext } from '../step.js';
+import { activateFiles } from './activate-files.js';
+import { activateProcess } from './activate-process.js';
+import type { DeployPlan } from './plan.js';
+import { activationOf, releasePaths } from './release-paths.js';
+import type { DeployState } from './state.js';
+
+/**
+ * Makes plan.release live the type's way (activate-files.ts, activate-process.ts). It runs only
+ * after every step before it succeeded (the job stops at the first failure), and once started it
+ * is not cut short by a cancel: a half-made switch is what must never happen.
+ */
+export function activateRelease(plan: DeployPlan, state: DeployState): Step {
+  return {
+    name: 'activate',
+    async run(ctx: StepContext) {
+      const paths = releasePaths(ctx.site, plan.release);
+      const started = Date.now();
+      const previous =
+        activationOf(ctx.site) === 'process'
+          ? await activateProcess(ctx, paths, plan.healthCheck)
+          : await activateFiles(ctx, paths.layout, paths.linkTarget, plan.healthCheck);
+      // A resumed activation finds itself live already: the release before it is still the previous one.
+      if (previous !== paths.linkTarget) state.previous = previous;
+      ctx.log(`${plan.release} is live (${Date.now() - started} ms)`);
+    },
+  };
+}

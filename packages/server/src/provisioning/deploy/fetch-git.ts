@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import type { Step, StepContext } from '../step.js';
+import { mustRun, StepError } from '../steps/commands.js';
+import { pathKind } from '../steps/remote-files.js';
+import type { SiteLayout } from '../steps/site-layout.js';
+import { ALLOWED_PROTOCOLS, checkGitUrl, credentialInput, revisionOf, treeOf } from './git-source.js';
+import { mustRunLong } from './long-run.js';
+import type { DeployPlan, DeployProgress, DeploySource } from './plan.js';
+import { asUserIn, releasePaths } from './release-paths.js';
+import type { DeployState } from './state.js';
+import { liveTarget } from './switch-current.js';
+
+/**
+ * MIRROR, as the site user: $1 the mirror, $2 the URL, $3 none|ssh|https, $4 a key file path.
+ * The credential arrives on stdin: an ssh key is written to a 0600 file of the user for this
+ * fetch only (removed on exit, whatever happens); an https credential becomes an
+ * `http.extraHeader` through git's GIT_CONFIG_* variables, exported by this shell, so it is in
+ * no argv, no file and not in the URL the mirror's config keeps. The first fetch clones into
+ * a temporary directory renamed into place, so a half-made mirror is never taken for one.
+ */
+export const MIRROR = `set -eu
+export GIT_TERMINAL_PROMPT=0
+case $3 in
+  ssh)
+    mkdir -p -m 700 -- "$HOME/.ssh"
+    trap 'rm -f -- "$4"' EXIT
+    (umask 077 && cat > "$4")
+    export GIT_SSH_COMMAND="ssh -i $4 -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=accept-new"
+    ;;
+  https)
+    IFS= read -r header
+    export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=http.extraHeader GIT_CONFIG_VALUE_0="$header"
+    ;;
+esac
+if [ -d "$1" ]; then
+  git -C "$1" remote set-url origin "$2"
+  git -C "$1" fetch --prune --quiet origin </dev/null
+  echo fetched
+else
+  rm -rf -- "$1.partial"
+  git clone --mirror --quiet -- "$2" "$1.partial" </dev/null
+  mv -T -- "$1.partial" "$1"
+  echo cloned
+fi`;
+
+/**
+ * EXPORT, as the site user: the tree $2 of mirror $1 into release $3 (a temporary directory renamed
+ * into place, so a release directory is always a whole export).
+ */
+export const EXPORT = `set -euo pipefail
+rm -rf -- "$3.partial"
+mkdir -p -- "$3.partial"
+git -C "$1" archive --format=tar "$2" | tar -x -f - -C "$3.partial"
+mv -T -- "$3.partial" "$3"`;
+
+/** Fetch: the mirror brought up to date, the commit resolved and reported, its tree exported into the release. */
+export function fetchGit(plan: DeployPlan, progress: DeployProgress, state: DeployState): Step {
+  return {
+    name: 'fetch',
+    async run(ctx: StepContext) {
+      const source = plan.source as Extract<DeploySource, { kind: 'git' }>;
+      const paths = releasePaths(ctx.site, plan.release);
+      const user = asUserIn(paths.layout);
+      const env = { ...user.env, GIT_ALLOW_PROTOCOL: ALLOWED_PROTOCOLS };
+      // Every value checked before the first command: a bad branch must not cost a fetch.
+      const url = checkGitUrl(source.url);
+      const revision = revisionOf(source);
+      treeOf('0'.repeat(40), source.appFolder);
+      await refuseLiveRelease(ctx, paths.layout, paths.linkTarget);
+
+      const { mode, stdin } = credentialInput(source);
+      const keyFile = `${paths.layout.home}/.siteplane-deploy-${randomUUID()}.key`;
+      const fetched = await mustRunLong(
+        ctx,
+        ['bash', '-c', MIRROR, 'mirror', paths.repo, url, mode, keyFile],
+        { ...user, env, stdin },
+        'fetch the repository',
+      );
+      ctx.log(`${fetched.stdout.trim() === 'cloned' ? 'cloned' : 'fetched'} ${source.url} into ${paths.repo}`);
+
+      const log = await mustRun(
+        ctx,
+        ['git', '-C', paths.repo, 'log', '-1', '--no-walk', '--format=%H%x00%an <%ae>%x00%s', '--end-of-options', revision],
+        user,
+        source.commit === null ? `resolve the head of ${source.branch}` : `find commit ${source.commit}`,
+      );
+      const [sha = '', author = '', message = ''] = log.stdout.replace(/\n$/, '').split('\0');
+      state.commit = { sha, author, message };
+      await progress.commitResolved(state.commit);
+      ctx.log(`commit ${sha.slice(0, 12)} by ${author}: ${message}`);
+
+      if ((await pathKind(ctx, paths.dir, user)) === 'directory') {
+        ctx.log(`${paths.dir} was exported by an earlier attempt`);
+        return;
+      }
+      await mustRunLong(
+        ctx,
+        ['bash', '-c', EXPORT, 'export', paths.repo, treeOf(sha, source.appFolder), paths.dir],
+        user,
+        'export the commit',
+      );
+      ctx.log(`exported ${sha.slice(0, 12)}${source.appFolder ? `:${source.appFolder}` : ''} into ${paths.dir}`);
+    },
+  };
+}
+
+/** A deployment never rewrites the release that serves (a plan reusing its name is a bug upstream). */
+export async function refuseLiveRelease(ctx: StepContext, layout: SiteLayout, target: string): Promise<void> {
+  if ((await liveTarget(ctx, layout)) === target)
+    throw new StepError(`${target} is the live release; a deployment makes a new one`);
+}

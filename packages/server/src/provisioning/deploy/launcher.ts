@@ -1,0 +1,71 @@
+import type { ProvisionedSite } from '../step.js';
+import { below, stringOption } from '../steps/site-layout.js';
+import { PLACEHOLDER_APP_FILE } from '../templates/placeholder.js';
+
+/**
+ * The file PM2 runs in every release of a process site. It has the name of the first release's
+ * placeholder app, so the ecosystem file (cwd `current`, this script) never changes between
+ * releases: PM2's cluster-mode reload then starts the new release through `current` and stops the
+ * old workers only once the new one listens. It loads the release's run-time variables from
+ * ENV_FILE (0600, the site user's), so they are never in the ecosystem file, which others can read,
+ * and a rollback gets the variables of the release it returns to.
+ */
+export const RELEASE_ENTRY = PLACEHOLDER_APP_FILE;
+export const ENV_FILE = '.siteplane.env';
+
+interface Start {
+  /** Relative to the app directory; null = package.json's main, else server.js, else index.js. */
+  entry: string | null;
+  args: string[];
+}
+
+export function startOf(site: ProvisionedSite): Start {
+  switch (site.type) {
+    case 'nuxt-ssr':
+      return { entry: '.output/server/index.mjs', args: [] };
+    case 'next-ssr':
+      return { entry: 'node_modules/next/dist/bin/next', args: ['start'] };
+    case 'adonis':
+      return { entry: 'build/bin/server.js', args: [] };
+    default:
+      return { entry: null, args: [] };
+  }
+}
+
+/** The app's directory relative to the release: artifactPath for NodeJS SSR when set. */
+export function appDirectory(site: ProvisionedSite, artifactPath: string | null): string {
+  const relative = artifactPath ?? (site.type === 'nodejs-ssr' ? stringOption(site, 'artifactPath') : undefined) ?? '';
+  return below('.', relative, 'artifactPath');
+}
+
+export function renderLauncher(appDir: string, start: Start): string {
+  return `// Managed by Siteplane: starts this release's app with the release's run-time variables.
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const { pathToFileURL } = require('node:url');
+let env = '';
+try {
+  env = fs.readFileSync(path.join(__dirname, ${JSON.stringify(ENV_FILE)}), 'utf8');
+} catch (error) {
+  if (error.code !== 'ENOENT') throw error;
+}
+for (const line of env.split('\\n')) {
+  const match = /^([A-Za-z_][A-Za-z0-9_]*)=(['"\`])(.*)\\2$/.exec(line);
+  if (match && match[1] !== 'PORT') process.env[match[1]] = match[3];
+}
+const app = path.resolve(__dirname, ${JSON.stringify(appDir)});
+process.chdir(app);
+let entry = ${JSON.stringify(start.entry)};
+if (entry === null) {
+  let main = null;
+  try {
+    main = JSON.parse(fs.readFileSync('package.json', 'utf8')).main ?? null;
+  } catch {}
+  entry = [main, 'server.js', 'index.js'].find((file) => typeof file === 'string' && fs.existsSync(file));
+  if (!entry) throw new Error('no entry file: set "main" in package.json, or add server.js or index.js');
+}
+process.argv.splice(2, 0, ...${JSON.stringify(start.args)});
+import(pathToFileURL(path.resolve(app, entry)).href);
+`;
+}

@@ -1,0 +1,64 @@
+import type { Step, StepContext } from '../step.js';
+import { mustRun, StepError } from '../steps/commands.js';
+import { dotenvValue } from '../templates/dotenv.js';
+import { appDirectory, ENV_FILE, RELEASE_ENTRY, renderLauncher, startOf } from './launcher.js';
+import type { DeployPlan } from './plan.js';
+import { activationOf, asUserIn, releasePaths } from './release-paths.js';
+
+const KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * WRITE, as the site user: stdin into file $1 with mode $2, through a temporary file renamed over
+ * it; the mode is set before any byte is written, so a secret is never readable by others.
+ */
+export const WRITE = `set -eu
+umask 077
+rm -f -- "$1.tmp"
+cat > "$1.tmp"
+chmod "$2" -- "$1.tmp"
+mv -f -T -- "$1.tmp" "$1"`;
+
+export function renderEnvFile(runtime: Record<string, string>): string {
+  const lines = Object.entries(runtime).map(([key, value]) => {
+    if (!KEY.test(key)) throw new StepError(`environment variable name ${JSON.stringify(key)} is not valid`);
+    try {
+      return `${key}=${dotenvValue(value)}`;
+    } catch (error) {
+      // The reason names the key only: the value is a secret.
+      throw new StepError(`run-time variable ${key}: ${(error as Error).message}`);
+    }
+  });
+  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+}
+
+/**
+ * The release's run-time variables in ENV_FILE (0600, the site user's; values never logged), and
+ * for process types the launcher PM2 runs (launcher.ts). Build-time variables are not written:
+ * they reach the build and hooks on stdin only (user-command.ts).
+ */
+export function writeEnvironment(plan: DeployPlan): Step {
+  return {
+    name: 'write environment',
+    async run(ctx: StepContext) {
+      const paths = releasePaths(ctx.site, plan.release);
+      const user = asUserIn(paths.layout, paths.dir);
+      const content = renderEnvFile(plan.environment.runtime);
+      await mustRun(
+        ctx,
+        ['sh', '-c', WRITE, 'sh', `${paths.dir}/${ENV_FILE}`, '600'],
+        { ...user, stdin: content },
+        `write ${ENV_FILE}`,
+      );
+      ctx.log(`wrote ${Object.keys(plan.environment.runtime).length} run-time variables to ${ENV_FILE} (mode 0600)`);
+      if (activationOf(ctx.site) !== 'process') return;
+      const launcher = renderLauncher(appDirectory(ctx.site, plan.artifactPath), startOf(ctx.site));
+      await mustRun(
+        ctx,
+        ['sh', '-c', WRITE, 'sh', `${paths.dir}/${RELEASE_ENTRY}`, '644'],
+        { ...user, stdin: launcher },
+        `write ${RELEASE_ENTRY}`,
+      );
+      ctx.log(`wrote ${RELEASE_ENTRY}, which PM2 runs in this release`);
+    },
+  };
+}

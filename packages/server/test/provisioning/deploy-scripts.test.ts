@@ -1,0 +1,212 @@
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BESIDE, FREE_PORT } from '../../src/provisioning/deploy/activate-process.js';
+import { HEALTH } from '../../src/provisioning/deploy/health-check.js';
+import { renderLauncher } from '../../src/provisioning/deploy/launcher.js';
+import { LINK_SHARED } from '../../src/provisioning/deploy/link-shared.js';
+import { SWITCH } from '../../src/provisioning/deploy/switch-current.js';
+import { UNPACK } from '../../src/provisioning/deploy/unpack-artifact.js';
+import { CANCEL, exportLines, HOOK } from '../../src/provisioning/deploy/user-command.js';
+import { renderEnvFile, WRITE } from '../../src/provisioning/deploy/write-environment.js';
+
+/**
+ * The deploy steps' constant scripts run by this machine's own bash/sh in a temporary directory
+ * (as step-scripts.test.ts does for the others): what they change, and what they refuse.
+ */
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'siteplane-deploy-scripts-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function sh(shell: 'sh' | 'bash', script: string, args: string[], input = '', cwd = dir) {
+  const result = spawnSync(shell, ['-c', script, 'script', ...args], { cwd, input, encoding: 'utf8' });
+  return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('UNPACK (artifact uploads)', () => {
+  it('unpacks a .tar.gz from base64 stdin into the release', () => {
+    mkdirSync(join(dir, 'src/sub'), { recursive: true });
+    writeFileSync(join(dir, 'src/index.html'), 'hi');
+    writeFileSync(join(dir, 'src/sub/a.txt'), 'a');
+    const archive = execFileSync('tar', ['-czf', '-', '-C', join(dir, 'src'), '.']);
+    const result = sh('bash', UNPACK, [join(dir, 'rel')], archive.toString('base64'));
+    expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(join(dir, 'rel/sub/a.txt'), 'utf8')).toBe('a');
+    expect(existsSync(join(dir, 'rel.tar.gz'))).toBe(false);
+  });
+
+  it('refuses an archive with a `..` member or an absolute one, and leaves no release', () => {
+    mkdirSync(join(dir, 'a/b'), { recursive: true });
+    writeFileSync(join(dir, 'a/evil'), 'x');
+    const climbing = execFileSync('tar', ['-czPf', '-', '../evil'], { cwd: join(dir, 'a/b') });
+    let result = sh('bash', UNPACK, [join(dir, 'rel')], climbing.toString('base64'));
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('climbs out of the release');
+    const absolute = execFileSync('tar', ['-czPf', '-', join(dir, 'a/evil')]);
+    result = sh('bash', UNPACK, [join(dir, 'rel')], absolute.toString('base64'));
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('absolute path');
+    expect(existsSync(join(dir, 'rel'))).toBe(false);
+  });
+});
+
+describe('LINK_SHARED', () => {
+  it('seeds shared/ from the first release that has the path, creates it otherwise, and links every release to it', () => {
+    mkdirSync(join(dir, 'r1/storage/logs'), { recursive: true });
+    writeFileSync(join(dir, 'r1/storage/logs/app.log'), 'first');
+    const pairs = ['directory', 'storage', 'file', '.env', 'directory', 'public/uploads'];
+    let result = sh('bash', LINK_SHARED, [join(dir, 'r1'), join(dir, 'shared'), ...pairs]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('seeded storage\ncreated .env\ncreated public/uploads\n');
+    expect(readlinkSync(join(dir, 'r1/storage'))).toBe(join(dir, 'shared/storage'));
+    expect(readFileSync(join(dir, 'shared/storage/logs/app.log'), 'utf8')).toBe('first');
+    expect(statSync(join(dir, 'shared/public/uploads')).isDirectory()).toBe(true);
+
+    // The second release brings its own storage: replaced by the link, shared/ untouched.
+    mkdirSync(join(dir, 'r2/storage'), { recursive: true });
+    writeFileSync(join(dir, 'r2/storage/new.log'), 'second');
+    result = sh('bash', LINK_SHARED, [join(dir, 'r2'), join(dir, 'shared'), ...pairs]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('');
+    expect(lstatSync(join(dir, 'r2/storage')).isSymbolicLink()).toBe(true);
+    expect(existsSync(join(dir, 'shared/storage/new.log'))).toBe(false);
+    expect(readFileSync(join(dir, 'r2/storage/logs/app.log'), 'utf8')).toBe('first');
+  });
+});
+
+describe('SWITCH', () => {
+  it('points current at the release through a renamed temporary link and prints the previous target', () => {
+    mkdirSync(join(dir, 'releases/a'), { recursive: true });
+    mkdirSync(join(dir, 'releases/b'), { recursive: true });
+    expect(sh('sh', SWITCH, ['releases/a']).stdout).toBe('');
+    expect(sh('sh', SWITCH, ['releases/b']).stdout).toBe('releases/a\n');
+    expect(readlinkSync(join(dir, 'current'))).toBe('releases/b');
+    expect(existsSync(join(dir, 'current.siteplane-new'))).toBe(false);
+  });
+});
+
+describe('HOOK and WRITE', () => {
+  it('runs the command with bash -euo pipefail, the build variables from stdin only, and records its process group', () => {
+    const vars = exportLines({ TOKEN: "it's $(secret) `x`", PLAIN: 'p' });
+    const result = sh('sh', HOOK, [join(dir, 'pgid'), 'printf "%s|%s" "$TOKEN" "$PLAIN"; false; echo not-reached'], vars);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("it's $(secret) `x`|p");
+    expect(readFileSync(join(dir, 'pgid'), 'utf8').trim()).toMatch(/^\d+$/);
+    const pipefail = sh('sh', HOOK, [join(dir, 'pgid'), 'false | true'], '');
+    expect(pipefail.code).toBe(1);
+  });
+
+  it('writes a private file (0600) through a temporary file', () => {
+    const result = sh('sh', WRITE, [join(dir, '.siteplane.env'), '600'], "KEY='v'\n");
+    expect(result.code, result.stderr).toBe(0);
+    expect(statSync(join(dir, '.siteplane.env')).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(dir, '.siteplane.env'), 'utf8')).toBe("KEY='v'\n");
+  });
+});
+
+describe('the release launcher PM2 runs', () => {
+  it("loads the release's run-time variables (PORT excepted) and starts package.json's main in the app directory", () => {
+    mkdirSync(join(dir, 'app'));
+    writeFileSync(join(dir, 'app/package.json'), JSON.stringify({ main: 'main.js' }));
+    writeFileSync(
+      join(dir, 'app/main.js'),
+      'console.log(JSON.stringify({ g: process.env.GREETING, port: process.env.PORT, cwd: process.cwd(), argv: process.argv.slice(2) }));',
+    );
+    writeFileSync(join(dir, '.siteplane.env'), renderEnvFile({ GREETING: "it's `q`", PORT: '1' }));
+    writeFileSync(join(dir, 'launch.cjs'), renderLauncher('./app', { entry: null, args: ['start'] }));
+    const out = execFileSync('node', [join(dir, 'launch.cjs')], { env: { ...process.env, PORT: '4000' }, encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual({ g: "it's `q`", port: '4000', cwd: join(dir, 'app'), argv: ['start'] });
+  });
+});
+
+describe('HEALTH', () => {
+  it('asks a release beside the live one again until the deadline, but fails a live one at its first definite error', async () => {
+    let requests = 0;
+    const server = createServer((_q, r) => {
+      requests++;
+      r.statusCode = 500;
+      r.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const ask = (mode: string) =>
+      new Promise<{ code: number | null; stdout: string }>((resolve) => {
+        const child = spawn('sh', ['-c', HEALTH, 'sh', url, '1', '1', mode]);
+        let stdout = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d));
+        child.on('exit', (code: number | null) => resolve({ code, stdout }));
+      });
+    try {
+      expect(await ask('live')).toEqual({ code: 1, stdout: '500\n' });
+      expect(requests).toBe(1);
+      requests = 0;
+      expect(await ask('beside')).toEqual({ code: 1, stdout: '500\n' });
+      expect(requests).toBeGreaterThan(1);
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('BESIDE (a new release tried on a free port before it goes live)', () => {
+  const beside = (app: string) => {
+    writeFileSync(join(dir, 'launch.cjs'), app);
+    return sh('sh', BESIDE, [dir, 'launch.cjs', '/up', '2', 'example.test', HEALTH, FREE_PORT]);
+  };
+
+  it('answers with the status the release gave, and stops the release afterwards', async () => {
+    const result = beside(
+      "require('node:http').createServer((q, r) => { r.statusCode = q.url === '/up' && q.headers.host === 'example.test' ? 204 : 500; r.end(); }).listen(Number(process.env.PORT), '127.0.0.1');",
+    );
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const port = /^port (\d+)$/m.exec(result.stdout)?.[1];
+    expect(result.stdout).toContain('status 204');
+    await new Promise((r) => setTimeout(r, 300));
+    const probe = spawnSync('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', `http://127.0.0.1:${port}/up`], {
+      encoding: 'utf8',
+    });
+    expect(probe.stdout).toBe('000');
+  });
+
+  it('a release that crashes fails with its own output', () => {
+    const result = beside("console.error('boom: missing module'); process.exit(1);");
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('status 000');
+    expect(result.stdout).toContain('boom: missing module');
+  });
+});
+
+describe('CANCEL', () => {
+  it('stops a running hook and everything it started (its process group), with the shell Debian runs scripts with', async () => {
+    const pgid = join(dir, 'pgid');
+    // Its own session, as under `timeout` on the server: the cancel must not reach this test's group.
+    const hook = spawn('sh', ['-c', HOOK, 'sh', pgid, 'sleep 47 | cat'], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+    hook.stdin.end('');
+    const exited = new Promise<number | null>((resolve) =>
+      hook.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))),
+    );
+    for (let i = 0; i < 50 && !existsSync(pgid); i++) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 200));
+    const cancel = sh('sh', CANCEL, [pgid]);
+    expect(cancel.code, cancel.stderr).toBe(0);
+    expect(await exited).not.toBe(0);
+    const left = spawnSync('pgrep', ['-f', 'sleep 47'], { encoding: 'utf8' });
+    expect(left.stdout.trim()).toBe('');
+  });
+});

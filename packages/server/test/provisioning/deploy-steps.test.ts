@@ -1,0 +1,331 @@
+import { describe, expect, it } from 'vitest';
+import { BESIDE } from '../../src/provisioning/deploy/activate-process.js';
+import { DeployCancelled } from '../../src/provisioning/deploy/cancelled.js';
+import { HEALTH } from '../../src/provisioning/deploy/health-check.js';
+import { deploySteps } from '../../src/provisioning/deploy/index.js';
+import { renderManifest } from '../../src/provisioning/deploy/manifest.js';
+import type { DeployPlan, DeployProgress } from '../../src/provisioning/deploy/plan.js';
+import { releasesToRemove } from '../../src/provisioning/deploy/prune.js';
+import { SWITCH } from '../../src/provisioning/deploy/switch-current.js';
+import { CANCEL, HOOK } from '../../src/provisioning/deploy/user-command.js';
+import type { CommandResult, Executor, RunOptions } from '../../src/provisioning/executor.js';
+import { DryRunExecutor } from '../../src/provisioning/executors/dry-run.js';
+import { makeContext, runSteps } from './support/context.js';
+import { siteOf } from './support/sites.js';
+
+/**
+ * Issue 11 items 4-6, the server side: the deploy steps' lists and the commands they give a dry-run
+ * executor (what the server would run, in order, as whom), secrets kept out of every argv.
+ */
+const TOKEN = 'ghp_SECRET_token_value';
+const KEY = '-----BEGIN OPENSSH PRIVATE KEY-----\nAAAAsecretkeymaterial\n-----END OPENSSH PRIVATE KEY-----';
+const BUILD_SECRET = 'build-secret-value';
+const RUNTIME_SECRET = 'runtime-secret-value';
+
+function plan(extra: Partial<DeployPlan> = {}): DeployPlan {
+  return {
+    deploymentUuid: 'd-1',
+    release: '20261126T121314Z-1a2b3c4',
+    source: {
+      kind: 'git',
+      url: 'https://git.example.com/acme/app.git',
+      branch: 'main',
+      commit: null,
+      appFolder: null,
+      credentials: { httpsUser: 'x-access-token', httpsToken: TOKEN },
+    },
+    buildCommand: 'npm ci && npm run build',
+    artifactPath: null,
+    hooks: [
+      { name: 'prepare', command: 'echo prepare', stage: 'after-fetch', enabled: true },
+      { name: 'off', command: 'false', stage: 'after-fetch', enabled: false },
+      { name: 'migrate', command: 'php artisan migrate --force', stage: 'before-activate', enabled: true },
+      { name: 'warm', command: 'curl -s localhost', stage: 'after-activate', enabled: true },
+    ],
+    sharedPaths: [
+      { path: '.env', kind: 'file' },
+      { path: 'storage', kind: 'directory' },
+    ],
+    environment: { build: { NPM_TOKEN: BUILD_SECRET }, runtime: { APP_KEY: RUNTIME_SECRET } },
+    keepReleases: 3,
+    healthCheck: { path: '/health', timeoutSeconds: 20 },
+    ...extra,
+  };
+}
+
+function progress(signal = new AbortController().signal): DeployProgress & { commits: unknown[] } {
+  const commits: unknown[] = [];
+  return { commits, cancelled: signal, commitResolved: async (c) => void commits.push(c) };
+}
+
+function dryRun(answers: (exec: DryRunExecutor) => void = () => undefined) {
+  const lines: string[] = [];
+  const exec = new DryRunExecutor({ onCommand: (line) => lines.push(line) });
+  answers(exec);
+  return { exec, lines };
+}
+
+const isScript = (script: string) => (argv: readonly string[]) => argv[2] === script;
+
+describe('the deploy step list (issue 11 item 4)', () => {
+  it('runs fetch, shared, environment, hooks by stage, build, manifest, activation, then prune; disabled hooks are left out', () => {
+    const names = deploySteps.deploy(siteOf('php'), plan(), progress()).map((s) => s.name);
+    expect(names).toEqual([
+      'ensure git',
+      'fetch',
+      'link shared files',
+      'write environment',
+      'hook: prepare',
+      'build',
+      'hook: migrate',
+      'write release manifest',
+      'activate',
+      'hook: warm',
+      'prune releases',
+    ]);
+  });
+
+  it('unpacks an artifact instead of fetching, and has no build step without a build command', () => {
+    const names = deploySteps
+      .deploy(
+        siteOf('static-html'),
+        plan({ source: { kind: 'artifact', archive: Buffer.from('x') }, buildCommand: null, hooks: [] }),
+        progress(),
+      )
+      .map((s) => s.name);
+    expect(names).toEqual([
+      'ensure git',
+      'unpack artifact',
+      'link shared files',
+      'write environment',
+      'write release manifest',
+      'activate',
+      'prune releases',
+    ]);
+  });
+
+  it('rolls back without building: check the release, activate', () => {
+    expect(deploySteps.rollback(siteOf('nodejs-ssr'), { deploymentUuid: 'r', release: 'r1' }).map((s) => s.name)).toEqual([
+      'check release',
+      'activate',
+    ]);
+  });
+});
+
+describe('commands on the server', () => {
+  it('a full PHP deploy: everything in the site tree as the site user; no secret in any argv; current switched last', async () => {
+    const { exec, lines } = dryRun((e) =>
+      e
+        .answer(/git -C .* log -1/, { stdout: `${'a'.repeat(40)}\0Ann <ann@example.com>\0Fix things\n` })
+        .answer(isScript(HEALTH), { stdout: '200\n' })
+        .answer(/dpkg-query/, { stdout: 'git\tii \ncurl\tii \n' }),
+    );
+    const site = siteOf('php', { user: 'alice', domain: 'shop.example.com' });
+    const p = progress();
+    await runSteps(makeContext(exec, site), deploySteps.deploy(site, plan(), p));
+    const all = lines.join('\n');
+    for (const secret of [TOKEN, 'AAAAsecretkeymaterial', BUILD_SECRET, RUNTIME_SECRET]) expect(all).not.toContain(secret);
+    expect(p.commits).toEqual([{ sha: 'a'.repeat(40), author: 'Ann <ann@example.com>', message: 'Fix things' }]);
+
+    const mirror = lines.find((l) => l.includes('/home/alice/shop.example.com/repo') && l.includes('(detached)'));
+    expect(mirror).toContain('https://git.example.com/acme/app.git');
+    expect(mirror).toMatch(/"asUser":"alice"/);
+    expect(mirror).toMatch(/"stdin":"<redacted \d+ bytes>"/);
+    expect(mirror).toContain('"GIT_ALLOW_PROTOCOL":"https:http:ssh:git"');
+
+    const build = lines.find((l) => l.includes('npm ci && npm run build'));
+    expect(build).toContain('(detached)');
+    expect(build).toContain('"cwd":"/home/alice/shop.example.com/releases/20261126T121314Z-1a2b3c4"');
+    expect(build).toMatch(/"asUser":"alice"/);
+    // The user's command is its own argument after the constant wrapper, never spliced into it.
+    expect(HOOK).toContain('exec bash -euo pipefail -c "$2" bash </dev/null');
+
+    const order = (needle: string) => lines.findIndex((l) => l.includes(needle));
+    expect(order('echo prepare')).toBeLessThan(order('npm ci && npm run build'));
+    expect(order('npm ci && npm run build')).toBeLessThan(order('php artisan migrate'));
+    expect(order('php artisan migrate')).toBeLessThan(order('.siteplane-release.json'));
+    const switchAt = lines.findIndex((l) => l.includes('current.siteplane-new'));
+    expect(order('.siteplane-release.json')).toBeLessThan(switchAt);
+    expect(switchAt).toBeLessThan(order('curl -s localhost'));
+    // FPM reloaded after the switch (USR2 or start), then the health check through nginx.
+    expect(lines.slice(switchAt).join('\n')).toMatch(/php8\.2-fpm[\s\S]*--resolve shop\.example\.com:80:127\.0\.0\.1/);
+    // No command in the site tree runs as root.
+    for (const line of lines.filter((l) => l.includes('/home/alice/shop.example.com') && !l.includes('chmod o+x'))) {
+      expect(line, line).toMatch(/"asUser":"alice"/);
+    }
+  });
+
+  it('an ssh key travels on stdin into a 0600 file removed on exit, never in argv', async () => {
+    const { exec, lines } = dryRun((e) => e.answer(/git -C .* log -1/, { stdout: `${'b'.repeat(40)}\0A\0m\n` }));
+    const site = siteOf('static-html');
+    const source = {
+      kind: 'git' as const,
+      url: 'git@git.example.com:acme/app.git',
+      branch: 'main',
+      commit: null,
+      appFolder: 'web',
+      credentials: { sshPrivateKey: KEY },
+    };
+    const steps = deploySteps.deploy(site, plan({ source }), progress());
+    await runSteps(makeContext(exec, site), steps.slice(0, 2));
+    expect(lines.join('\n')).not.toContain('secretkeymaterial');
+    const mirror = lines.find((l) => l.includes('/repo') && l.includes('(detached)')) ?? '';
+    expect(mirror).toMatch(/ ssh \/home\/alice\/\.siteplane-deploy-[0-9a-f-]+\.key /);
+    expect(lines.some((l) => l.includes(`${'b'.repeat(40)}:web`))).toBe(true);
+  });
+
+  it('refuses hostile sources before running anything', async () => {
+    for (const source of [
+      { url: 'ext::sh -c touch% /tmp/pwned', branch: 'main', commit: null },
+      { url: 'file:///etc', branch: 'main', commit: null },
+      { url: '--upload-pack=touch /tmp/x', branch: 'main', commit: null },
+      { url: 'https://git.example.com/a.git', branch: '--output=/tmp/x', commit: null },
+      { url: 'https://git.example.com/a.git', branch: 'main', commit: 'HEAD; rm -rf /' },
+    ]) {
+      const { exec, lines } = dryRun();
+      const site = siteOf('static-html');
+      const fetch = deploySteps.deploy(
+        site,
+        plan({ source: { kind: 'git', appFolder: null, credentials: null, ...source } }),
+        progress(),
+      )[1]!;
+      await expect(fetch.run(makeContext(exec, site))).rejects.toThrow();
+      expect(lines.filter((l) => l.includes('(detached)') || l.includes(' log '))).toEqual([]);
+    }
+    const { exec } = dryRun();
+    await expect(
+      deploySteps
+        .deploy(siteOf('static-html'), plan({ release: '../../etc' }), progress())[1]!
+        .run(makeContext(exec, siteOf('static-html'))),
+    ).rejects.toThrow(/release name/);
+    await expect(
+      deploySteps
+        .deploy(siteOf('static-html'), plan({ sharedPaths: [{ path: '../x', kind: 'file' }] }), progress())[2]!
+        .run(makeContext(exec, siteOf('static-html'))),
+    ).rejects.toThrow(/shared path/);
+  });
+});
+
+describe('activation (issue 11 item 5)', () => {
+  it('static/PHP: a failing health check switches back to the previous release and fails the step', async () => {
+    const { exec, lines } = dryRun((e) =>
+      e.answer(isScript(SWITCH), { stdout: 'releases/old\n' }).answer(isScript(HEALTH), { code: 1, stdout: '500\n' }),
+    );
+    const site = siteOf('static-html');
+    const activate = deploySteps.deploy(site, plan({ hooks: [] }), progress()).find((s) => s.name === 'activate')!;
+    await expect(activate.run(makeContext(exec, site))).rejects.toThrow(
+      /health check failed: \/health answered 500 within 20 s; switched back to releases\/old/,
+    );
+    const switches = lines.filter((l) => l.includes('current.siteplane-new'));
+    expect(switches).toHaveLength(2);
+    expect(switches[0]).toContain('releases/20261126T121314Z-1a2b3c4');
+    expect(switches[1]).toContain('releases/old');
+  });
+
+  it('PM2: the new release answers beside the live one first; failing there, nothing switches or reloads', async () => {
+    const { exec, lines } = dryRun((e) =>
+      e.answer(isScript(BESIDE), { code: 1, stdout: 'port 40123\nstatus 000\nError: Cannot find module pg\n' }),
+    );
+    const site = siteOf('nodejs-ssr', { domain: 'app.example.com' });
+    const activate = deploySteps.deploy(site, plan({ hooks: [] }), progress()).find((s) => s.name === 'activate')!;
+    const ctx = makeContext(exec, site);
+    await expect(activate.run(ctx)).rejects.toThrow(
+      /with 000 within 20 s beside the live release \(port 40123\), which keeps serving/,
+    );
+    expect(ctx.logs).toContain('  Error: Cannot find module pg');
+    const beside = lines.find((l) => l.startsWith('sh -c') && l.includes('setsid node'));
+    expect(beside).toContain(
+      '/home/alice/app.example.com/releases/20261126T121314Z-1a2b3c4 siteplane-placeholder.cjs /health 20 app.example.com',
+    );
+    expect(beside).toMatch(/"asUser":"alice"/);
+    expect(lines.some((l) => l.includes('current.siteplane-new'))).toBe(false);
+    expect(lines.some((l) => l.includes('pm2 reload'))).toBe(false);
+  });
+
+  it('PM2: healthy beside → switch, graceful reload of the site process, then the check through nginx', async () => {
+    const { exec, lines } = dryRun((e) =>
+      e.answer(isScript(BESIDE), { stdout: 'port 40123\nstatus 200\n' }).answer(isScript(HEALTH), { stdout: '200\n' }),
+    );
+    const site = siteOf('nodejs-ssr', { domain: 'app.example.com' });
+    const activate = deploySteps.deploy(site, plan({ hooks: [] }), progress()).find((s) => s.name === 'activate')!;
+    await activate.run(makeContext(exec, site));
+    const at = (needle: string) => lines.findIndex((l) => l.includes(needle));
+    expect(at('setsid node')).toBeLessThan(at('current.siteplane-new'));
+    expect(at('current.siteplane-new')).toBeLessThan(at('pm2 reload app.example.com'));
+    expect(at('pm2 reload app.example.com')).toBeLessThan(at('--resolve app.example.com:80:127.0.0.1'));
+    // The saved process list names `current`: whichever release is live, it need not be saved again.
+    expect(at('pm2 save')).toBe(-1);
+  });
+});
+
+describe('cancel (issue 11 item 3, server side)', () => {
+  it('a cancelled deployment starts no further step', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const { exec, lines } = dryRun();
+    const site = siteOf('static-html');
+    const steps = deploySteps.deploy(site, plan(), progress(controller.signal));
+    await expect(steps[1]!.run(makeContext(exec, site))).rejects.toThrow(DeployCancelled);
+    expect(lines).toEqual([]);
+  });
+
+  it('a running build is stopped by TERM to its process group (as the site user) and fails as cancelled', async () => {
+    const controller = new AbortController();
+    const seen: { argv: readonly string[]; options: RunOptions }[] = [];
+    let finish: (r: CommandResult) => void = () => undefined;
+    const exec: Executor & { runDetached: Executor['run'] } = {
+      kind: 'dry-run',
+      run: async (argv, options = {}) => {
+        seen.push({ argv, options });
+        if (argv[2] === CANCEL) finish({ code: 143, stdout: '', stderr: 'Terminated\n' });
+        return { code: 0, stdout: '', stderr: '' };
+      },
+      runDetached: (argv, options = {}) => {
+        seen.push({ argv, options });
+        return new Promise((resolve) => {
+          finish = resolve;
+        });
+      },
+      close: async () => {},
+    };
+    const site = siteOf('static-html', { user: 'alice' });
+    const build = deploySteps.deploy(site, plan(), progress(controller.signal)).find((s) => s.name === 'build')!;
+    const running = build.run(makeContext(exec, site));
+    await new Promise((r) => setTimeout(r, 10));
+    controller.abort();
+    await expect(running).rejects.toThrow(/build: cancelled/);
+    const cancel = seen.find((s) => s.argv[2] === CANCEL);
+    expect(cancel?.options.asUser).toBe('alice');
+    expect(cancel?.argv[4]).toBe(seen[0]?.argv[4]);
+  });
+});
+
+describe('manifest and prune (issue 11 item 6)', () => {
+  it('the manifest names variables and hashes their values, never holds them', () => {
+    const text = renderManifest(
+      plan(),
+      { commit: { sha: 'c'.repeat(40), author: 'A', message: 'm' }, previous: null },
+      'site-uuid',
+      new Date(0),
+    );
+    expect(text).not.toContain(BUILD_SECRET);
+    expect(text).not.toContain(RUNTIME_SECRET);
+    expect(text).not.toContain(TOKEN);
+    const manifest = JSON.parse(text);
+    expect(manifest.environment.runtime).toEqual(['APP_KEY']);
+    expect(manifest.environment.hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(manifest.migrations).toBe(true);
+    expect(manifest.commit.sha).toBe('c'.repeat(40));
+  });
+
+  it('prune keeps N, never the live or the previous release, and drops partial exports', () => {
+    const names = ['initial', 'r1', 'r2', 'r3', 'r4', 'r5.partial'];
+    expect(releasesToRemove(names, 2, 'r5', 'r4')).toEqual(['r5.partial', 'initial', 'r1', 'r2']);
+    // The live release is an old one (after a rollback): it and the previous stay, the rest go oldest first.
+    expect(releasesToRemove(['initial', 'r1', 'r2', 'r3', 'r4'], 2, 'r1', 'r4')).toEqual(['initial', 'r2', 'r3']);
+    expect(releasesToRemove(['r1', 'r2'], 5, 'r2', 'r1')).toEqual([]);
+    // A job resumed after activation does not know the previous release: the one made before the live one stays.
+    expect(releasesToRemove(['initial', 'r1', 'r2', 'r3', 'r4'], 2, 'r4', null)).toEqual(['initial', 'r1', 'r2']);
+    expect(releasesToRemove(['initial', 'r1', 'r2', 'r3', 'r4'], 2, 'r2', null)).toEqual(['initial', 'r3', 'r4']);
+  });
+});
