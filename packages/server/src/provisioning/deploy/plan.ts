@@ -78,6 +78,12 @@ export interface CommitInfo {
 /** Told by the deploy steps as they learn things; implemented by the control plane. */
 export interface DeployProgress {
   commitResolved(commit: CommitInfo): Promise<void>;
+  /**
+   * Fires when the user cancels the deployment (POST /api/v1/deployments/<uuid>/cancel): a running
+   * hook or build stops its remote process group at once; later steps do not start; the live
+   * release keeps serving.
+   */
+  readonly cancelled: AbortSignal;
 }
 
 export interface RollbackPlan {
