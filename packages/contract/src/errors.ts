@@ -33,6 +33,11 @@ export const ERROR_CODES = {
   target_not_allowed: 'The target is at an address this Siteplane does not connect to (SITEPLANE_ALLOWED_TARGETS).',
   target_unreachable: 'The target could not be reached.',
   target_timeout: 'The target did not answer in time.',
+  // deployments
+  not_deployable: 'Sites of this type are not deployed from a repository.',
+  source_missing: 'The site has no source: bind it to a repository first (PUT …/source).',
+  deployment_finished: 'The deployment has finished; there is nothing to cancel.',
+  no_rollback_target: 'No kept release to roll back to.',
 } as const;
 export type ErrorCode = keyof typeof ERROR_CODES;
 

@@ -13,6 +13,7 @@ import { RenewalScheduler } from '../jobs/renewal-scheduler.js';
 import { ServerLocks } from '../jobs/server-locks.js';
 import { runSiteJob, type SiteJobDeps } from '../jobs/site-job.js';
 import { Worker } from '../jobs/worker.js';
+import type { DeploySteps } from '../provisioning/deploy/plan.js';
 import { detectFacts } from '../provisioning/detect-facts.js';
 import type { Recipe } from '../provisioning/step.js';
 import { engineOffer } from '../provisioning/steps/database/engine-offer.js';
@@ -58,6 +59,10 @@ export interface ServiceOverrides {
   renewalIntervalMs?: number;
   /** How the egress policy resolves names (tests: a fixed table, DNS rebinding; default: the system's). */
   resolveHost?: ResolveHost;
+  /** The deploy steps on the server (tests: a recording stand-in); unset until provisioning/deploy is wired here. */
+  deploySteps?: DeploySteps;
+  /** How often a running deployment looks for a cancel request (tests: shorter). */
+  cancelPollMs?: number;
 }
 
 export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
@@ -107,6 +112,9 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     },
     locks: storage.dialect === 'postgres' ? new PostgresServerLocks(storage.db) : new ServerLocks(),
     siteChanged: (server) => siteLists.invalidate(server),
+    deploySteps: overrides.deploySteps,
+    deploysPerServer: config.deploysPerServer,
+    cancelPollMs: overrides.cancelPollMs,
   };
   jobDeps.extension = siteTls({
     db: storage.db,

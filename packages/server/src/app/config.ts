@@ -68,6 +68,8 @@ export interface Config {
   rateLimitAddress: number;
   /** SITEPLANE_QUOTA_SERVERS / _SITES / _PROFILES: live records per team (0 = no limit); profiles are DNS and VC together. */
   quotas: { servers: number; sites: number; profiles: number };
+  /** SITEPLANE_DEPLOYS_PER_SERVER: deployments building on one server at once (small servers: 1). */
+  deploysPerServer: number;
 }
 
 export const NODE_SOURCES = ['nodesource', 'npm'] as const;
@@ -195,6 +197,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       sites: int('SITEPLANE_QUOTA_SITES', 10_000, 0, 100_000_000),
       profiles: int('SITEPLANE_QUOTA_PROFILES', 100, 0, 1_000_000),
     },
+    deploysPerServer: int('SITEPLANE_DEPLOYS_PER_SERVER', 1, 1, 64),
   };
   for (const [name, value] of [
     ['WORDPRESS_SOURCE', config.wordpressSource],

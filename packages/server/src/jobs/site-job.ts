@@ -3,12 +3,14 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../app/clock.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { EMPTY_FACTS, type ServerFacts } from '../domain/servers/facts.js';
+import type { DeploySteps } from '../provisioning/deploy/plan.js';
 import type { Executor } from '../provisioning/executor.js';
 import type { ProvisionedSite, ProvisioningSettings, Recipe, Step, StepContext } from '../provisioning/step.js';
 import { ledgerFor, resourceUsedByOtherSite } from '../storage/ledger-store.js';
 import { OperationJournal, redactor } from '../storage/operation-journal.js';
 import type { Database } from '../storage/schema.js';
 import { mergeServerFacts } from '../storage/server-facts.js';
+import { cancelRequested, DeployCancelled, type DeployRun, isDeployKind, prepareDeployRun } from './deploy-job.js';
 import { abandon, type OperationRun, recordFailure, recordGivenUp, recordSuccess } from './operation-outcome.js';
 import { type JobRow, stillHolds } from './queue.js';
 import type { NamedLocks } from './server-locks.js';
@@ -31,6 +33,15 @@ export interface SiteJobDeps {
   siteChanged(serverUuid: string): void;
   /** TLS (issue 4: use-cases/ssl/site-tls.ts): certificate operations, temporary-domain DNS records. */
   extension?: SiteJobExtension;
+  /**
+   * Deployments: the steps on the server for `deploy` and `rollback` operations (provisioning/deploy,
+   * wired by app/). Absent: such operations fail with a clear message.
+   */
+  deploySteps?: DeploySteps;
+  /** SITEPLANE_DEPLOYS_PER_SERVER: deploys and rollbacks running at once on one server (default 1). */
+  deploysPerServer?: number;
+  /** How often a running deployment looks for a cancel request (default 1 s; tests shorten it). */
+  cancelPollMs?: number;
 }
 
 /** Work another module adds to site operations, without the runner knowing what it is. */
@@ -60,12 +71,26 @@ export async function runSiteJob(deps: SiteJobDeps, job: JobRow, signal: JobSign
   const secrets = site.secrets_enc
     ? deps.secrets.openJson<{ databasePassword?: string; wpAdminPassword?: string }>(site.secrets_enc)
     : {};
-  const redact = redactor([secrets.databasePassword, secrets.wpAdminPassword]);
+  // Deployments: the plan is built from the database here, so every secret it opens (a token, a
+  // deploy key, environment values) is known to the redactor before the first line is logged.
+  let deployRun: DeployRun | null = null;
+  let deployError: unknown = null;
+  if (isDeployKind(op.kind)) {
+    try {
+      deployRun = await prepareDeployRun(deps, op, site);
+    } catch (error) {
+      deployError = error;
+    }
+  }
+  const redact = redactor([secrets.databasePassword, secrets.wpAdminPassword, ...(deployRun?.secrets ?? [])]);
   const journal = await OperationJournal.open(db, op.uuid, redact);
   const now = () => deps.clock.now().toISOString();
   const run: OperationRun = { deps, job, signal, journal, redact, op, site };
   // A poison job: claimed once more only to record that it is given up, before anything runs.
-  if (job.attempts > job.max_attempts) throw await recordGivenUp(run, job);
+  if (job.attempts > job.max_attempts) {
+    deployRun?.close();
+    throw await recordGivenUp(run, job);
+  }
 
   await db
     .updateTable('operations')
@@ -91,6 +116,7 @@ export async function runSiteJob(deps: SiteJobDeps, job: JobRow, signal: JobSign
   try {
     exec = await deps.executorFor(server, (line) => journal.log(line));
   } catch (error) {
+    deployRun?.close();
     const message = `cannot reach server ${server.name}: ${(error as Error).message}`;
     if (job.attempts < job.max_attempts) {
       journal.log(`${message}; trying again later`);
@@ -103,8 +129,9 @@ export async function runSiteJob(deps: SiteJobDeps, job: JobRow, signal: JobSign
   let current = -1;
   try {
     const recipe = deps.recipes(site.type as SiteTypeId);
-    steps =
-      op.kind === 'create'
+    steps = isDeployKind(op.kind)
+      ? deployStepsOf(deployRun, deployError, provisioned)
+      : op.kind === 'create'
         ? recipe.create(provisioned)
         : op.kind === 'delete'
           ? recipe.remove(provisioned, { deleteDatabase: params.deleteDatabase === true })
@@ -134,17 +161,37 @@ export async function runSiteJob(deps: SiteJobDeps, job: JobRow, signal: JobSign
         Object.assign(facts, merged);
       },
     };
-    for (const [idx, step] of steps.entries()) {
-      // Once another claim runs the job, this run neither starts a step nor reports one.
-      if (signal.leaseLost || !(await stillHolds(db, job))) throw new LeaseLost(job);
-      current = idx;
-      await journal.stepStarted(idx, step.name);
-      ctx.current = { operation: op.uuid, step: `${idx} ${step.name}` };
-      await step.run(ctx);
-      if (signal.leaseLost) throw new LeaseLost(job);
-      await journal.stepFinished(idx, 'succeeded', 0);
-    }
+    const runSteps = async () => {
+      for (const [idx, step] of steps.entries()) {
+        // Once another claim runs the job, this run neither starts a step nor reports one.
+        if (signal.leaseLost || !(await stillHolds(db, job))) throw new LeaseLost(job);
+        current = idx;
+        if (deployRun && (await cancelRequested(db, deployRun, op))) throw new DeployCancelled();
+        await journal.stepStarted(idx, step.name);
+        ctx.current = { operation: op.uuid, step: `${idx} ${step.name}` };
+        try {
+          await step.run(ctx);
+        } catch (error) {
+          // A step stopped by the cancel signal failed because it was told to: the deployment is cancelled.
+          if (deployRun?.progress.cancelled.aborted) throw new DeployCancelled();
+          throw error;
+        }
+        if (signal.leaseLost) throw new LeaseLost(job);
+        await journal.stepFinished(idx, 'succeeded', 0);
+      }
+    };
+    // At most SITEPLANE_DEPLOYS_PER_SERVER deployments build on one server at once: each site is
+    // hashed to one of that many slots, a named lock each (across processes on PostgreSQL).
+    if (isDeployKind(op.kind))
+      await deps.locks.withLock(`${server.uuid}:deploy-slot:${deploySlot(site.uuid, deps.deploysPerServer ?? 1)}`, runSteps);
+    else await runSteps();
   } catch (error) {
+    if (error instanceof DeployCancelled && !signal.leaseLost) {
+      error.steps = { names: steps.map((s) => s.name), from: Math.max(0, current) };
+      journal.log('cancelled by request; the steps from here on are aborted and the live release keeps serving');
+      await recordFailure(run, steps[current]?.name ?? null, current, error);
+      return;
+    }
     // Whatever failed, a run that lost its claim reports nothing: the job's new owner does.
     if (signal.leaseLost || error instanceof LeaseLost) throw await abandon(run);
     await recordFailure(run, steps[current]?.name ?? null, current, error);
@@ -153,6 +200,7 @@ export async function runSiteJob(deps: SiteJobDeps, job: JobRow, signal: JobSign
       ? error
       : new Error(`operation ${op.uuid} failed: ${redact((error as Error).message)}`);
   } finally {
+    deployRun?.close();
     await exec.close().catch(() => {});
   }
   await journal.flush();
@@ -188,4 +236,17 @@ function provisionedSite(
     port: site.port,
     secrets: secrets.wpAdminPassword ? { wpAdminPassword: secrets.wpAdminPassword } : {},
   };
+}
+
+/** A deploy or rollback's steps, or why there are none (thrown, so the operation fails naming it). */
+function deployStepsOf(run: DeployRun | null, error: unknown, site: ProvisionedSite): Step[] {
+  if (!run) throw error instanceof Error ? error : new Error(String(error));
+  return run.steps(site);
+}
+
+/** Which of the server's `slots` deploy locks a site takes (stable per site). */
+function deploySlot(siteUuid: string, slots: number): number {
+  let h = 0;
+  for (const c of siteUuid) h = (h * 31 + c.charCodeAt(0)) >>> 0;
+  return h % Math.max(1, slots);
 }

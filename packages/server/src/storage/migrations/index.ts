@@ -4,6 +4,7 @@ import * as m002 from './002_tls.js';
 import * as m003 from './003_vc_profile_names.js';
 import * as m004 from './004_idempotency_scope.js';
 import * as m005 from './005_sites_by_team.js';
+import * as m007 from './007_deployments.js';
 
 /** Numbered, forward-only; the same list for SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '003_vc_profile_names': m003,
   '004_idempotency_scope': m004,
   '005_sites_by_team': m005,
+  '007_deployments': m007,
 };
