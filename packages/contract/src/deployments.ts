@@ -13,7 +13,7 @@ const Nullable = <S extends Parameters<typeof T.Union>[0][number]>(s: S) => T.Un
 export const RELATIVE_PATH_PATTERN = '^(?!/)(?!.*(^|/)\\.\\.(/|$))[A-Za-z0-9._@+/-]{1,255}$';
 /** A branch name git accepts and no shell or argv reader takes for something else. */
 export const BRANCH_PATTERN = '^(?!-)(?!.*\\.\\.)(?!.*//)[A-Za-z0-9._/+@-]{1,255}(?<![./])$';
-export const COMMIT_PATTERN = '^[0-9a-f]{7,64}$';
+export const COMMIT_PATTERN = '^[0-9a-fA-F]{7,64}$';
 export const ENV_KEY_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$';
 /** One command line for bash -euo pipefail -c: printable, at most 4,000 characters. */
 const Command = T.String({ minLength: 1, maxLength: 4000, pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f]*$' });

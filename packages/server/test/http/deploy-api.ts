@@ -1,18 +1,12 @@
 /**
  * What the deployment API tests share: a service with the recording deploy steps, a GitHub
  * stand-in (the real provider code checks repository and branch against it), and a git host
- * stand-in for `git` profiles that answers as `git ls-remote` would for the remotes a profile lists.
+ * stand-in for `git` profiles (support/git-host-standin.ts).
  */
-import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
-import { loadConfig } from '../../src/app/config.js';
-import { realIntegrations } from '../../src/app/integrations.js';
-import { EgressPolicy } from '../../src/egress/egress-policy.js';
-import type { Integrations } from '../../src/use-cases/integrations.js';
-import { parseGitRemote } from '../../src/vcs/git-remote.js';
-import { VcsError, type VcsProvider } from '../../src/vcs/provider.js';
 import { makeFixture, type VcsFixture } from '../standins/vcs/fixture.js';
 import { type GitHubStandin, startGitHubStandin } from '../standins/vcs/github-standin.js';
+import { integrationsWithGitHost } from '../support/git-host-standin.js';
 import { type RecordingDeploySteps, recordingDeploySteps } from '../support/recording-deploy-steps.js';
 import { LOOPBACK_TARGETS, seedServer, startTestService, type TestService, waitForStatus } from '../support/test-service.js';
 
@@ -32,41 +26,11 @@ export const SSH_REMOTE = 'git@git.example.net:acme/shop.git';
 export const HTTPS_REMOTE_SECRET = 'Remote-Pass-NoSecretAtRest-5d1e';
 export const HTTPS_REMOTE = `https://deployer:${HTTPS_REMOTE_SECRET}@git.example.net/acme/private.git`;
 
-/** A git host as `git ls-remote` sees it: every listed remote has main and develop. */
-function gitHost(repositories: string[]): VcsProvider {
-  const remotes = repositories.map((url) => parseGitRemote(url));
-  const summary = (name: string) => ({ name, default_branch: 'main', private: null, web_url: null });
-  return {
-    whoami: async () => ({ account: null }),
-    listRepositories: async () => remotes.flatMap((r) => (r ? [summary(r.name)] : [])),
-    async getRepository(name) {
-      if (!remotes.some((r) => r?.name === name)) throw new VcsError('not_found', `no remote named ${name}`);
-      return {
-        ...summary(name),
-        branches: [
-          { name: 'main', commit: null },
-          { name: 'develop', commit: null },
-        ],
-      };
-    },
-  };
-}
-
 export async function startDeployWorld(options: { deploySteps?: boolean } = {}): Promise<DeployWorld> {
   const fixture = makeFixture();
   const github = await startGitHubStandin(fixture);
   const env = { SITEPLANE_ALLOWED_TARGETS: LOOPBACK_TARGETS };
-  const config = loadConfig({
-    SITEPLANE_DATA_DIR: '/nonexistent',
-    SITEPLANE_SECRET_KEY: randomBytes(32).toString('base64'),
-    ...env,
-  });
-  const real = realIntegrations(config, new EgressPolicy(config.allowedTargets));
-  const integrations: Integrations = {
-    ...real,
-    vcsProvider: (uuid, profile) =>
-      profile.provider === 'git' ? gitHost(profile.repositories) : real.vcsProvider(uuid, profile),
-  };
+  const integrations = integrationsWithGitHost(env);
   const steps = recordingDeploySteps();
   const s = await startTestService({
     env,
