@@ -7,6 +7,7 @@ import { loadSecretKey, SecretBox } from '../crypto/secret-box.js';
 import { EgressPolicy, type ResolveHost } from '../egress/egress-policy.js';
 import { cachedAuthenticator } from '../http/auth.js';
 import { buildHttp } from '../http/build-http.js';
+import { DeploySlots } from '../jobs/deploy-slots.js';
 import { PostgresServerLocks } from '../jobs/postgres-server-locks.js';
 import { JobQueue } from '../jobs/queue.js';
 import { RenewalScheduler } from '../jobs/renewal-scheduler.js';
@@ -113,9 +114,9 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     locks: storage.dialect === 'postgres' ? new PostgresServerLocks(storage.db) : new ServerLocks(),
     siteChanged: (server) => siteLists.invalidate(server),
     deploySteps: overrides.deploySteps,
-    deploysPerServer: config.deploysPerServer,
     cancelPollMs: overrides.cancelPollMs,
   };
+  jobDeps.deploySlots = new DeploySlots(jobDeps.locks, config.deploysPerServer);
   jobDeps.extension = siteTls({
     db: storage.db,
     secrets,

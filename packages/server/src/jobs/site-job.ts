@@ -11,6 +11,7 @@ import { OperationJournal, redactor } from '../storage/operation-journal.js';
 import type { Database } from '../storage/schema.js';
 import { mergeServerFacts } from '../storage/server-facts.js';
 import { cancelRequested, DeployCancelled, type DeployRun, isDeployKind, prepareDeployRun } from './deploy-job.js';
+import { DeploySlots } from './deploy-slots.js';
 import { abandon, type OperationRun, recordFailure, recordGivenUp, recordSuccess } from './operation-outcome.js';
 import { type JobRow, stillHolds } from './queue.js';
 import type { NamedLocks } from './server-locks.js';
@@ -38,8 +39,8 @@ export interface SiteJobDeps {
    * wired by app/). Absent: such operations fail with a clear message.
    */
   deploySteps?: DeploySteps;
-  /** SITEPLANE_DEPLOYS_PER_SERVER: deploys and rollbacks running at once on one server (default 1). */
-  deploysPerServer?: number;
+  /** SITEPLANE_DEPLOYS_PER_SERVER: deploys and rollbacks running at once on one server (default: one). */
+  deploySlots?: DeploySlots;
   /** How often a running deployment looks for a cancel request (default 1 s; tests shorten it). */
   cancelPollMs?: number;
 }
@@ -180,10 +181,8 @@ export async function runSiteJob(deps: SiteJobDeps, job: JobRow, signal: JobSign
         await journal.stepFinished(idx, 'succeeded', 0);
       }
     };
-    // At most SITEPLANE_DEPLOYS_PER_SERVER deployments build on one server at once: each site is
-    // hashed to one of that many slots, a named lock each (across processes on PostgreSQL).
-    if (isDeployKind(op.kind))
-      await deps.locks.withLock(`${server.uuid}:deploy-slot:${deploySlot(site.uuid, deps.deploysPerServer ?? 1)}`, runSteps);
+    // At most SITEPLANE_DEPLOYS_PER_SERVER deployments run their steps on one server at once.
+    if (isDeployKind(op.kind)) await (deps.deploySlots ?? new DeploySlots(deps.locks, 1)).run(server.uuid, runSteps);
     else await runSteps();
   } catch (error) {
     if (error instanceof DeployCancelled && !signal.leaseLost) {
@@ -242,11 +241,4 @@ function provisionedSite(
 function deployStepsOf(run: DeployRun | null, error: unknown, site: ProvisionedSite): Step[] {
   if (!run) throw error instanceof Error ? error : new Error(String(error));
   return run.steps(site);
-}
-
-/** Which of the server's `slots` deploy locks a site takes (stable per site). */
-function deploySlot(siteUuid: string, slots: number): number {
-  let h = 0;
-  for (const c of siteUuid) h = (h * 31 + c.charCodeAt(0)) >>> 0;
-  return h % Math.max(1, slots);
 }

@@ -26,10 +26,12 @@ export const SSH_REMOTE = 'git@git.example.net:acme/shop.git';
 export const HTTPS_REMOTE_SECRET = 'Remote-Pass-NoSecretAtRest-5d1e';
 export const HTTPS_REMOTE = `https://deployer:${HTTPS_REMOTE_SECRET}@git.example.net/acme/private.git`;
 
-export async function startDeployWorld(options: { deploySteps?: boolean } = {}): Promise<DeployWorld> {
+export async function startDeployWorld(
+  options: { deploySteps?: boolean; env?: Record<string, string> } = {},
+): Promise<DeployWorld> {
   const fixture = makeFixture();
   const github = await startGitHubStandin(fixture);
-  const env = { SITEPLANE_ALLOWED_TARGETS: LOOPBACK_TARGETS };
+  const env = { SITEPLANE_ALLOWED_TARGETS: LOOPBACK_TARGETS, ...options.env };
   const integrations = integrationsWithGitHost(env);
   const steps = recordingDeploySteps();
   const s = await startTestService({

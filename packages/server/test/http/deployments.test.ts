@@ -307,3 +307,41 @@ describe(`deployments without deploy steps wired (${TEST_DB})`, () => {
     expect(op.error.message).toMatch(/no deploy steps wired/);
   });
 });
+
+describe(`deploys per server (SITEPLANE_DEPLOYS_PER_SERVER; ${TEST_DB})`, () => {
+  for (const limit of [1, 2]) {
+    it(`runs at most ${limit} deployment(s) on one server at once`, async () => {
+      const w = await startDeployWorld({ env: { SITEPLANE_DEPLOYS_PER_SERVER: String(limit) } });
+      try {
+        const sites: string[] = [];
+        for (const name of ['a', 'b', 'c']) {
+          const uuid = await installedSite(w, 'static-html', `${name}.limit.example.com`);
+          await expectStatus(
+            call(w.s, 'PUT', `/api/v1/sites/${uuid}/source`, {
+              payload: { vcProfile: w.githubProfile, repository: 'acme/monorepo', branch: 'trunk' },
+            }),
+            200,
+          );
+          sites.push(uuid);
+        }
+        let release!: () => void;
+        w.steps.gate = new Promise<void>((r) => {
+          release = r;
+        });
+        const started = [];
+        for (const uuid of sites)
+          started.push((await expectStatus(call(w.s, 'POST', `/api/v1/sites/${uuid}/deployments`, { payload: {} }), 202)).json());
+        // Every job is claimed (three sites, four workers); only `limit` of them get past their slot.
+        for (const d of started) await waitForDeployment(w, d.uuid, ['running']);
+        const until = Date.now() + 10_000;
+        while (w.steps.atGate < limit && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+        await new Promise((r) => setTimeout(r, 300));
+        expect(w.steps.atGate).toBe(limit);
+        release();
+        for (const d of started) expect((await waitForDeployment(w, d.uuid, ['succeeded', 'failed'])).status).toBe('succeeded');
+      } finally {
+        await w.stop();
+      }
+    }, 60_000);
+  }
+});

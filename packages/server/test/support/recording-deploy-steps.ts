@@ -17,6 +17,8 @@ export interface RecordingDeploySteps extends DeploySteps {
   waiting(): Promise<void>;
   /** Step names that fail (`hook: npm ci`). */
   failAt: Set<string>;
+  /** Builds waiting at the gate now. */
+  atGate: number;
 }
 
 export function recordingDeploySteps(): RecordingDeploySteps {
@@ -29,6 +31,7 @@ export function recordingDeploySteps(): RecordingDeploySteps {
     rollbacks: [],
     gate: null,
     failAt: new Set(),
+    atGate: 0,
     waiting: () => arrival,
     deploy(site, plan, progress) {
       self.deploys.push({ site, plan });
@@ -56,7 +59,14 @@ export function recordingDeploySteps(): RecordingDeploySteps {
         }),
         step('build', async (log) => {
           log(`build ${plan.buildCommand ?? '(nothing)'} with ${JSON.stringify(plan.environment)}`);
-          if (self.gate) await waitAtGate(self.gate, progress, arrived);
+          if (self.gate) {
+            self.atGate++;
+            try {
+              await waitAtGate(self.gate, progress, arrived);
+            } finally {
+              self.atGate--;
+            }
+          }
         }),
         ...hooks.map((h) => step(`hook: ${h.name}`, async (log) => log(`${h.stage}: ${h.command}`))),
         step('activate', async (log) => log(`activate ${plan.release}`)),
