@@ -15,10 +15,13 @@ export interface TypeDeployDefaults {
 
 export type Deployability = { deployable: true; defaults: TypeDeployDefaults } | { deployable: false; reason: string };
 
-/** Installs exactly what the lock file lists, without dev dependencies; a missing lock file fails the hook. */
+/** Installs exactly what the lock file lists, without dev dependencies; a missing lock file fails the hook, saying so. */
+const COMPOSER_FROM_LOCK_COMMAND =
+  "test -f composer.lock || { echo 'composer.lock is missing: commit it so every release installs the same packages' >&2; exit 1; }\n" +
+  'composer install --no-dev --no-interaction --prefer-dist --optimize-autoloader';
 const COMPOSER_FROM_LOCK = {
   name: 'composer install',
-  command: 'test -f composer.lock && composer install --no-dev --no-interaction --prefer-dist --optimize-autoloader',
+  command: COMPOSER_FROM_LOCK_COMMAND,
   stage: 'after-fetch' as const,
   enabled: true,
 };
@@ -55,11 +58,8 @@ const TABLE: Record<SiteTypeId, Deployability> = {
     deployable: true,
     defaults: {
       hooks: [
-        {
-          ...COMPOSER_FROM_LOCK,
-          command:
-            'if test -f composer.json; then test -f composer.lock && composer install --no-dev --no-interaction --prefer-dist --optimize-autoloader; fi',
-        },
+        // A PHP site without composer.json has nothing to install.
+        { ...COMPOSER_FROM_LOCK, command: `if test -f composer.json; then\n${COMPOSER_FROM_LOCK_COMMAND}\nfi` },
       ],
       sharedPaths: [],
       buildCommand: null,
