@@ -154,6 +154,9 @@ describe(`deployments (${TEST_DB})`, () => {
     const running = (await expectStatus(deploy(site), 202)).json();
     await w.steps.waiting();
     const queued = (await expectStatus(deploy(site), 202)).json();
+    // No rollback while a deploy may still change the live release.
+    const busy = await expectStatus(call(w.s, 'POST', `/api/v1/sites/${site}/rollback`), 409);
+    expect(busy.json().detail).toContain(running.uuid);
     const now = await expectStatus(call(w.s, 'POST', `/api/v1/deployments/${queued.uuid}/cancel`), 200);
     expect(now.json()).toMatchObject({ status: 'cancelled', cancel_requested: true, superseded_by: null });
 

@@ -34,6 +34,20 @@ export async function rollbackSite(
     const { site, defaults } = await deployableSite(trx, { actor, dialect: deps.dialect, lock: true }, siteUuid);
     if (site.status !== 'installed')
       throw new DomainError('conflict', `The site is ${site.status}; it can be rolled back once it is installed.`);
+    // The live release must stay what this rollback leaves until it runs: not while a deploy may change it.
+    const pending = await trx
+      .selectFrom('deployments')
+      .innerJoin('operations', 'operations.uuid', 'deployments.operation_uuid')
+      .select('deployments.uuid')
+      .where('deployments.site_uuid', '=', site.uuid)
+      .where('operations.status', 'in', ['queued', 'running'])
+      .orderBy('deployments.created_at')
+      .executeTakeFirst();
+    if (pending)
+      throw new DomainError(
+        'conflict',
+        `Deployment ${pending.uuid} is queued or running: wait for it or cancel it, then roll back.`,
+      );
     const { settings } = await loadDeploySettings(trx, site, defaults);
     const deploys = await trx
       .selectFrom('deployments')

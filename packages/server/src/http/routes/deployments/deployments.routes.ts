@@ -110,6 +110,10 @@ export const deploymentRoutes = (deps: UseCaseDeps): RouteDef[] => [
         schema: DeploymentSchema,
         headers: { Location: 'The deployment URL' },
       },
+      409: {
+        description: 'conflict: a deployment of the site is queued or running, or the site is not installed',
+        schema: ProblemSchema,
+      },
       422: { description: 'validation_failed on release; no_rollback_target; not_deployable', schema: ProblemSchema },
     },
     async handler(req, reply, actor) {
