@@ -6,6 +6,8 @@
  * release, idempotency replay, paging, tenancy. The deploy steps are a recording stand-in
  * (support/recording-deploy-steps.ts): the steps on the server are tested with their own code.
  */
+
+import { SiteplaneClient } from '@siteplane/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DB } from '../support/test-service.js';
 import {
@@ -347,4 +349,50 @@ describe(`deploys per server (SITEPLANE_DEPLOYS_PER_SERVER; ${TEST_DB})`, () => 
       }
     }, 60_000);
   }
+});
+
+describe(`the SDK's deployment calls (${TEST_DB})`, () => {
+  let w: DeployWorld;
+  beforeAll(async () => {
+    w = await startDeployWorld();
+  }, 60_000);
+  afterAll(async () => w?.stop());
+
+  it('binds, configures, deploys, lists and rolls back through SiteplaneClient', async () => {
+    // The client's fetch, answered by the service in process.
+    const fetchViaInject: typeof fetch = async (input, init) => {
+      const url = new URL(String(input));
+      const res = await w.s.app.inject({
+        method: (init?.method ?? 'GET') as 'GET',
+        url: url.pathname + url.search,
+        headers: init?.headers as Record<string, string>,
+        ...(init?.body ? { payload: String(init.body) } : {}),
+      });
+      return new Response(res.statusCode === 204 ? null : res.body, {
+        status: res.statusCode,
+        headers: res.headers as HeadersInit,
+      });
+    };
+    const client = new SiteplaneClient({ baseUrl: 'http://siteplane.test', token: w.s.token, fetch: fetchViaInject });
+    const site = await installedSite(w, 'nodejs-ssr', 'sdk.example.com');
+    const source = await client.setSiteSource(site, { vcProfile: w.githubProfile, repository: 'acme/monorepo', branch: 'trunk' });
+    expect(source.auth).toBe('token');
+    expect((await client.getSiteSource(site)).branch).toBe('trunk');
+    expect((await client.updateDeploySettings(site, { keepReleases: 2 })).keep_releases).toBe(2);
+    expect((await client.getDeploySettings(site)).keep_releases).toBe(2);
+    await client.updateEnvironment(site, { set: { NODE_ENV: { value: 'production', scope: 'build' } } });
+    expect((await client.getEnvironment(site)).variables).toEqual([expect.objectContaining({ key: 'NODE_ENV', scope: 'build' })]);
+    const first = await client.deploy(site);
+    await waitForDeployment(w, String(first.uuid), ['succeeded']);
+    const second = await client.deploy(site, {}, 'sdk-key-1');
+    await waitForDeployment(w, String(second.uuid), ['succeeded']);
+    expect((await client.listDeployments(site)).map((d) => d.uuid)).toEqual([first.uuid, second.uuid]);
+    const rb = await client.rollback(site);
+    expect(rb).toMatchObject({ trigger: 'rollback', release: first.release });
+    await waitForDeployment(w, String(rb.uuid), ['succeeded']);
+    expect((await client.getDeployment(String(second.uuid))).release_bad).toBe(true);
+    await expect(client.cancelDeployment(String(rb.uuid))).rejects.toMatchObject({ status: 409 });
+    await client.unbindSiteSource(site);
+    await expect(client.getSiteSource(site)).rejects.toMatchObject({ status: 404 });
+  });
 });
