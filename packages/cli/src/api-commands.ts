@@ -1,14 +1,14 @@
 import { SiteplaneClient } from '@siteplane/sdk';
 import type { Command } from 'commander';
 
-function client(): SiteplaneClient {
+export function client(): SiteplaneClient {
   const token = process.env.SITEPLANE_TOKEN;
   if (!token) throw new Error('Set SITEPLANE_TOKEN (siteplane token create --name me)');
   return new SiteplaneClient({ baseUrl: process.env.SITEPLANE_URL ?? 'http://127.0.0.1:8080', token });
 }
 
 /** JSON of the answer; nothing for an empty one (a 204 of a delete), rather than the word `undefined`. */
-const print = (value: unknown): void => {
+export const print = (value: unknown): void => {
   if (value !== undefined) process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 };
 
@@ -117,7 +117,7 @@ async function readStdin(): Promise<string> {
 }
 
 /** Prints steps and log lines of an operation until it ends. */
-async function follow(uuid: string): Promise<void> {
+export async function follow(uuid: string): Promise<void> {
   let after = 0;
   for (;;) {
     const op = (await client().getOperation(uuid, after)) as {
@@ -129,7 +129,7 @@ async function follow(uuid: string): Promise<void> {
       process.stdout.write(`${l.line}\n`);
       after = l.seq;
     }
-    if (op.status === 'succeeded' || op.status === 'failed') {
+    if (op.status === 'succeeded' || op.status === 'failed' || op.status === 'cancelled') {
       process.stdout.write(`operation ${op.status}${op.error ? `: ${JSON.stringify(op.error)}` : ''}\n`);
       if (op.status === 'failed') process.exitCode = 1;
       return;

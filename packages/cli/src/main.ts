@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { apiCommands } from './api-commands.js';
+import { deployCommands } from './deploy-commands.js';
 import { serveCommand } from './serve.js';
 import { tokenCommands } from './token-commands.js';
 
@@ -17,6 +18,7 @@ const program = new Command('siteplane')
 serveCommand(program);
 tokenCommands(program);
 apiCommands(program);
+deployCommands(program);
 program.parseAsync(process.argv).catch((error: unknown) => {
   process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);

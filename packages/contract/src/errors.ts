@@ -39,6 +39,11 @@ export const ERROR_CODES = {
     "The temporary-domain zone's certificate budget (FREE_DOMAIN_CERTIFICATES_PER_WEEK) is spent for now.",
   team_certificates_exhausted:
     "The team's share of the temporary-domain zone's certificates (FREE_DOMAIN_TEAM_CERTIFICATES_PER_WEEK) is spent for now.",
+  // deployments
+  not_deployable: 'Sites of this type are not deployed from a repository.',
+  source_missing: 'The site has no source: bind it to a repository first (PUT …/source).',
+  deployment_finished: 'The deployment has finished; there is nothing to cancel.',
+  no_rollback_target: 'No kept release to roll back to.',
 } as const;
 export type ErrorCode = keyof typeof ERROR_CODES;
 

@@ -128,6 +128,7 @@ export const SiteRecordSchema = T.Object({
   port: T.Union([T.Integer(), T.Null()]),
   failure: T.Unknown(),
   operation: T.Union([OperationRef, T.Null()]),
+  deploy_needed: T.Boolean({ description: 'An environment change waits for the next successful deploy' }),
   created_at: T.String(),
   updated_at: T.String(),
 });
@@ -252,8 +253,8 @@ export const RepositoryDetailSchema = T.Intersect([
 export const OperationSchema = T.Object({
   uuid: Uuid,
   site: Uuid,
-  kind: T.String(),
-  status: lit(['queued', 'running', 'succeeded', 'failed']),
+  kind: T.String({ description: 'create, delete, ssl, deploy or rollback' }),
+  status: lit(['queued', 'running', 'succeeded', 'failed', 'cancelled']),
   error: T.Unknown(),
   created_at: T.String(),
   started_at: T.Union([T.String(), T.Null()]),

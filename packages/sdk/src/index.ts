@@ -96,4 +96,23 @@ export class SiteplaneClient {
   listRepositories = (profile: string) => this.all<Json>(`/api/v1/vc-profiles/${encodeURIComponent(profile)}/repos`);
   getRepository = (profile: string, name: string) =>
     this.request<Json>('GET', `/api/v1/vc-profiles/${encodeURIComponent(profile)}/repos/${encodeURIComponent(name)}`);
+
+  // Deployments: a site's source, settings and environment; deployments and rollbacks.
+  private site = (uuid: string, tail: string) => `/api/v1/sites/${encodeURIComponent(uuid)}/${tail}`;
+  getSiteSource = (site: string) => this.request<Json>('GET', this.site(site, 'source'));
+  /** `{vcProfile, repository, branch, appFolder?}`; the answer's deploy_public_key, when set, goes to the repository. */
+  setSiteSource = (site: string, body: Json) => this.request<Json>('PUT', this.site(site, 'source'), body);
+  unbindSiteSource = (site: string) => this.request<void>('DELETE', this.site(site, 'source'));
+  getDeploySettings = (site: string) => this.request<Json>('GET', this.site(site, 'deploy-settings'));
+  updateDeploySettings = (site: string, body: Json) => this.request<Json>('PATCH', this.site(site, 'deploy-settings'), body);
+  getEnvironment = (site: string) => this.request<Json>('GET', this.site(site, 'environment'));
+  /** Per key: `{set: {KEY: {value, scope}}, unset: [KEY]}`. */
+  updateEnvironment = (site: string, body: Json) => this.request<Json>('PATCH', this.site(site, 'environment'), body);
+  deploy = (site: string, body: Json = {}, idempotencyKey?: string) =>
+    this.request<Json>('POST', this.site(site, 'deployments'), body, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {});
+  listDeployments = (site: string) => this.all<Json>(this.site(site, 'deployments'));
+  getDeployment = (uuid: string) => this.request<Json>('GET', `/api/v1/deployments/${encodeURIComponent(uuid)}`);
+  cancelDeployment = (uuid: string) => this.request<Json>('POST', `/api/v1/deployments/${encodeURIComponent(uuid)}/cancel`);
+  rollback = (site: string, release?: string) =>
+    this.request<Json>('POST', this.site(site, 'rollback'), release === undefined ? {} : { release });
 }

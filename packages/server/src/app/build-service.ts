@@ -7,12 +7,15 @@ import { loadSecretKey, SecretBox } from '../crypto/secret-box.js';
 import { EgressPolicy, type ResolveHost } from '../egress/egress-policy.js';
 import { cachedAuthenticator } from '../http/auth.js';
 import { buildHttp } from '../http/build-http.js';
+import { DeploySlots } from '../jobs/deploy-slots.js';
 import { PostgresServerLocks } from '../jobs/postgres-server-locks.js';
 import { JobQueue } from '../jobs/queue.js';
 import { RenewalScheduler } from '../jobs/renewal-scheduler.js';
 import { ServerLocks } from '../jobs/server-locks.js';
 import { runSiteJob, type SiteJobDeps } from '../jobs/site-job.js';
 import { Worker } from '../jobs/worker.js';
+import { deploySteps as serverDeploySteps } from '../provisioning/deploy/index.js';
+import type { DeploySteps } from '../provisioning/deploy/plan.js';
 import { detectFacts } from '../provisioning/detect-facts.js';
 import type { Recipe } from '../provisioning/step.js';
 import { engineOffer } from '../provisioning/steps/database/engine-offer.js';
@@ -22,6 +25,7 @@ import { writeTransactions } from '../storage/group-commit.js';
 import { IdempotencyStore } from '../storage/idempotency-store.js';
 import { actorForToken } from '../storage/tokens.js';
 import type { DeploymentTrigger, SourceBranchOf } from '../use-cases/deployments/deployment-trigger.js';
+import { pushTrigger, sourceBranchOf } from '../use-cases/deployments/push-trigger.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
 import type { Integrations } from '../use-cases/integrations.js';
 import { SiteListCache } from '../use-cases/sites/site-list-cache.js';
@@ -64,6 +68,10 @@ export interface ServiceOverrides {
   deploymentTrigger?: DeploymentTrigger;
   /** The branch of a site's source, for webhooks without explicit branches (default: none). */
   sourceBranchOf?: SourceBranchOf;
+  /** The deploy steps on the server (tests: a recording stand-in); unset until provisioning/deploy is wired here. */
+  deploySteps?: DeploySteps;
+  /** How often a running deployment looks for a cancel request (tests: shorter). */
+  cancelPollMs?: number;
 }
 
 /**
@@ -130,7 +138,10 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     locks: storage.dialect === 'postgres' ? new PostgresServerLocks(storage.db) : new ServerLocks(),
     siteChanged: (server) => siteLists.invalidate(server),
     changes,
+    deploySteps: overrides.deploySteps ?? serverDeploySteps,
+    cancelPollMs: overrides.cancelPollMs,
   };
+  jobDeps.deploySlots = new DeploySlots(jobDeps.locks, config.deploysPerServer);
   jobDeps.extension = siteTls({
     db: storage.db,
     dialect: storage.dialect,
@@ -169,8 +180,8 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     logger,
     version: VERSION,
     rateLimit: { perToken: config.rateLimit, perAddress: config.rateLimitAddress },
-    deploymentTrigger: overrides.deploymentTrigger,
-    sourceBranchOf: overrides.sourceBranchOf,
+    deploymentTrigger: overrides.deploymentTrigger ?? pushTrigger(useCases),
+    sourceBranchOf: overrides.sourceBranchOf ?? sourceBranchOf(useCases),
     health: async () => {
       await sql`SELECT 1`.execute(storage.db);
       return { database: true, worker: worker !== null };

@@ -73,6 +73,8 @@ export interface Config {
    * for temporary names in FREE_DOMAIN_ZONE in any 7 days, in all and per team (0 = no limit).
    */
   freeZoneBudget: { perWeek: number; perTeamPerWeek: number };
+  /** SITEPLANE_DEPLOYS_PER_SERVER: deployments building on one server at once (small servers: 1). */
+  deploysPerServer: number;
 }
 
 export const NODE_SOURCES = ['nodesource', 'npm'] as const;
@@ -204,6 +206,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       perWeek: int('FREE_DOMAIN_CERTIFICATES_PER_WEEK', 50, 0, 1_000_000),
       perTeamPerWeek: int('FREE_DOMAIN_TEAM_CERTIFICATES_PER_WEEK', 10, 0, 1_000_000),
     },
+    deploysPerServer: int('SITEPLANE_DEPLOYS_PER_SERVER', 1, 1, 64),
   };
   for (const [name, value] of [
     ['WORDPRESS_SOURCE', config.wordpressSource],

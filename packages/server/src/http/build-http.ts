@@ -5,7 +5,6 @@ import { ValidationError } from '../domain/field-errors.js';
 import type { IdempotencyStore } from '../storage/idempotency-store.js';
 import { WebhookDeliveries } from '../storage/webhook-deliveries.js';
 import type { DeploymentTrigger, SourceBranchOf } from '../use-cases/deployments/deployment-trigger.js';
-import { noSourceBranch, unwiredTrigger } from '../use-cases/deployments/unwired-trigger.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
 import { type Authenticate, authenticateRequest } from './auth.js';
 import { checkBodyShape, MAX_BODY_DEPTH } from './body-shape.js';
@@ -33,10 +32,10 @@ export interface HttpDeps {
   health(): Promise<{ database: boolean; worker: boolean }>;
   /** Requests a minute per token and per client address without a valid token; 0 turns one off. Health and docs are exempt. */
   rateLimit: { perToken: number; perAddress: number };
-  /** Starts deployments for push webhooks and trigger URLs (unwired: they answer 501). */
-  deploymentTrigger?: DeploymentTrigger;
-  /** The branch a webhook without explicit branches deploys (unwired: none, so nothing deploys). */
-  sourceBranchOf?: SourceBranchOf;
+  /** Starts deployments for push webhooks and trigger URLs. */
+  deploymentTrigger: DeploymentTrigger;
+  /** The branch a webhook without explicit branches deploys (the site's source branch). */
+  sourceBranchOf: SourceBranchOf;
 }
 
 const BODY_LIMIT = 1024 * 1024;
@@ -85,8 +84,8 @@ export function buildHttp(deps: HttpDeps): { app: FastifyInstance; openapi: Retu
     secrets: deps.useCases.secrets,
     clock: deps.clock,
     deliveries: new WebhookDeliveries(deps.useCases.db),
-    trigger: deps.deploymentTrigger ?? unwiredTrigger,
-    sourceBranchOf: deps.sourceBranchOf ?? noSourceBranch,
+    trigger: deps.deploymentTrigger,
+    sourceBranchOf: deps.sourceBranchOf,
   });
   const openapi = buildOpenApi([...routes, ...hookRouteDocs()], deps.version);
   const openapiJson = JSON.stringify(openapi, null, 2);

@@ -47,7 +47,11 @@ export function buildOpenApi(routes: RouteDef[], version: string) {
       tags: [route.tag],
       operationId: operationId(route),
       ...(route.auth === 'none' ? { security: [] } : {}),
-      parameters: [...params, ...query, ...(route.method !== 'GET' && route.auth !== 'none' ? [IDEMPOTENCY] : [])],
+      parameters: [
+        ...params,
+        ...query,
+        ...((route.method === 'POST' || route.method === 'DELETE') && route.auth !== 'none' ? [IDEMPOTENCY] : []),
+      ],
       ...(route.body
         ? {
             requestBody: {

@@ -40,6 +40,12 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   certificate_retry_limited: 429,
   zone_certificates_exhausted: 429,
   team_certificates_exhausted: 429,
+  // The site's type or state is what is wrong: a 422 the client fixes by changing the request.
+  not_deployable: 422,
+  source_missing: 422,
+  no_rollback_target: 422,
+  // The deployment moved on; reading it again shows where.
+  deployment_finished: 409,
 };
 
 export function problem(req: FastifyRequest, code: ErrorCode, detail?: string, errors?: FieldError[]): Problem {

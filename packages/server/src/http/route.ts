@@ -7,7 +7,7 @@ import type { Actor } from '../domain/auth/actor.js';
  * and the OpenAPI document both come from here) and its handler.
  */
 export interface RouteDef {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   url: string;
   summary: string;
   tag: string;

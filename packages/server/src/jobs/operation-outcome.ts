@@ -4,13 +4,15 @@ import { ConfigTestFailed } from '../provisioning/steps/config-file.js';
 import { ledgerFor } from '../storage/ledger-store.js';
 import type { OperationJournal } from '../storage/operation-journal.js';
 import type { Database } from '../storage/schema.js';
+import { DeployCancelled, isDeployKind } from './deploy-job.js';
+import { deploymentSucceeded, markStepsAborted } from './deployment-outcome.js';
 import { type JobClaim, type JobRow, updateHeldJob } from './queue.js';
 import type { SiteJobDeps } from './site-job.js';
 import { type JobSignal, LeaseLost, TransientJobError } from './worker.js';
 
 /** One run of a site operation, as far as recording its outcome needs it. */
 export interface OperationRun {
-  deps: Pick<SiteJobDeps, 'db' | 'clock' | 'extension' | 'siteChanged'>;
+  deps: Pick<SiteJobDeps, 'db' | 'clock' | 'extension' | 'siteChanged' | 'secrets'>;
   /** The claim the run holds; the outcome is recorded only while it still holds the job. */
   job: JobClaim;
   signal: JobSignal;
@@ -32,6 +34,8 @@ export async function recordSuccess(run: OperationRun, deleteDatabase: boolean):
       .execute();
     // A certificate operation never changes the site's status: with or without TLS it is served.
     if (op.kind === 'ssl') return;
+    // Nor does a deployment: the site stays installed, serving the release it activated.
+    if (isDeployKind(op.kind)) return deploymentSucceeded(trx, run.deps.secrets, op, site, now);
     if (op.kind === 'create') {
       await trx
         .updateTable('sites')
@@ -85,17 +89,24 @@ export async function recordFailure(run: OperationRun, step: string | null, idx:
   const failure = { operation: op.uuid, step, exit_code: exitCode, message, left };
   const now = deps.clock.now().toISOString();
   const lastError = `operation ${op.uuid} failed: ${message}`;
-  await whileHeld(run, { status: 'failed', lease_until: null, last_error: lastError }, async (trx) => {
-    if (idx >= 0) await journal.stepFinished(idx, 'failed', exitCode, trx);
+  // A cancelled deployment did what was asked of it: the job is done, the operation `cancelled`.
+  const cancelled = error instanceof DeployCancelled && isDeployKind(op.kind);
+  const jobChange = cancelled
+    ? { status: 'done' as const, lease_until: null }
+    : { status: 'failed' as const, lease_until: null, last_error: lastError };
+  await whileHeld(run, jobChange, async (trx) => {
+    if (cancelled) await markStepsAborted(trx, op.uuid, error.steps.names, error.steps.from, now);
+    else if (idx >= 0) await journal.stepFinished(idx, 'failed', exitCode, trx);
     // The site stays installed and served over HTTP (or on its previous certificate); the reason
     // commits with the operation's failure, so a client never sees one without the other.
     if (op.kind === 'ssl') await deps.extension?.sslFailed(trx, op, site, error);
     await trx
       .updateTable('operations')
-      .set({ status: 'failed', finished_at: now, error: JSON.stringify(failure) })
+      .set({ status: cancelled ? 'cancelled' : 'failed', finished_at: now, error: JSON.stringify(failure) })
       .where('uuid', '=', op.uuid)
       .execute();
-    if (op.kind === 'ssl') return;
+    // A failed deployment leaves the site installed and its live release serving.
+    if (op.kind === 'ssl' || isDeployKind(op.kind)) return;
     await trx
       .updateTable('sites')
       .set({ status: op.kind === 'create' ? 'failed' : 'delete_failed', failure: JSON.stringify(failure), updated_at: now })

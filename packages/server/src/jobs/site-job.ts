@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../app/clock.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { EMPTY_FACTS, type ServerFacts } from '../domain/servers/facts.js';
+import type { DeploySteps } from '../provisioning/deploy/plan.js';
 import type { Executor } from '../provisioning/executor.js';
 import type { ProvisionedSite, ProvisioningSettings, Recipe, Step, StepContext } from '../provisioning/step.js';
 import { type ChangeNotifier, operationTopic } from '../storage/change-notifier.js';
@@ -10,6 +11,8 @@ import { ledgerFor, resourceUsedByOtherSite } from '../storage/ledger-store.js';
 import { OperationJournal, redactor } from '../storage/operation-journal.js';
 import type { Database } from '../storage/schema.js';
 import { mergeServerFacts } from '../storage/server-facts.js';
+import { cancelRequested, DeployCancelled, type DeployRun, isDeployKind, prepareDeployRun } from './deploy-job.js';
+import { DeploySlots } from './deploy-slots.js';
 import { abandon, type OperationRun, recordFailure, recordGivenUp, recordSuccess } from './operation-outcome.js';
 import { type JobRow, stillHolds } from './queue.js';
 import type { NamedLocks } from './server-locks.js';
@@ -34,6 +37,15 @@ export interface SiteJobDeps {
   extension?: SiteJobExtension;
   /** Told of each stored step, line and status of the operation (its event stream). */
   changes?: ChangeNotifier;
+  /**
+   * Deployments: the steps on the server for `deploy` and `rollback` operations (provisioning/deploy,
+   * wired by app/). Absent: such operations fail with a clear message.
+   */
+  deploySteps?: DeploySteps;
+  /** SITEPLANE_DEPLOYS_PER_SERVER: deploys and rollbacks running at once on one server (default: one). */
+  deploySlots?: DeploySlots;
+  /** How often a running deployment looks for a cancel request (default 1 s; tests shorten it). */
+  cancelPollMs?: number;
 }
 
 /** Work another module adds to site operations, without the runner knowing what it is. */
@@ -72,13 +84,27 @@ async function runOperation(deps: SiteJobDeps, job: JobRow, signal: JobSignal): 
   const secrets = site.secrets_enc
     ? deps.secrets.openJson<{ databasePassword?: string; wpAdminPassword?: string }>(site.secrets_enc)
     : {};
-  const redact = redactor([secrets.databasePassword, secrets.wpAdminPassword]);
+  // Deployments: the plan is built from the database here, so every secret it opens (a token, a
+  // deploy key, environment values) is known to the redactor before the first line is logged.
+  let deployRun: DeployRun | null = null;
+  let deployError: unknown = null;
+  if (isDeployKind(op.kind)) {
+    try {
+      deployRun = await prepareDeployRun(deps, op, site);
+    } catch (error) {
+      deployError = error;
+    }
+  }
+  const redact = redactor([secrets.databasePassword, secrets.wpAdminPassword, ...(deployRun?.secrets ?? [])]);
   const changed = () => deps.changes?.notify(operationTopic(op.uuid));
   const journal = await OperationJournal.open(db, op.uuid, redact, changed);
   const now = () => deps.clock.now().toISOString();
   const run: OperationRun = { deps, job, signal, journal, redact, op, site };
   // A poison job: claimed once more only to record that it is given up, before anything runs.
-  if (job.attempts > job.max_attempts) throw await recordGivenUp(run, job);
+  if (job.attempts > job.max_attempts) {
+    deployRun?.close();
+    throw await recordGivenUp(run, job);
+  }
 
   await db
     .updateTable('operations')
@@ -105,6 +131,7 @@ async function runOperation(deps: SiteJobDeps, job: JobRow, signal: JobSignal): 
   try {
     exec = await deps.executorFor(server, (line) => journal.log(line));
   } catch (error) {
+    deployRun?.close();
     const message = `cannot reach server ${server.name}: ${(error as Error).message}`;
     if (job.attempts < job.max_attempts) {
       journal.log(`${message}; trying again later`);
@@ -117,8 +144,9 @@ async function runOperation(deps: SiteJobDeps, job: JobRow, signal: JobSignal): 
   let current = -1;
   try {
     const recipe = deps.recipes(site.type as SiteTypeId);
-    steps =
-      op.kind === 'create'
+    steps = isDeployKind(op.kind)
+      ? deployStepsOf(deployRun, deployError, provisioned)
+      : op.kind === 'create'
         ? recipe.create(provisioned)
         : op.kind === 'delete'
           ? recipe.remove(provisioned, { deleteDatabase: params.deleteDatabase === true })
@@ -148,17 +176,35 @@ async function runOperation(deps: SiteJobDeps, job: JobRow, signal: JobSignal): 
         Object.assign(facts, merged);
       },
     };
-    for (const [idx, step] of steps.entries()) {
-      // Once another claim runs the job, this run neither starts a step nor reports one.
-      if (signal.leaseLost || !(await stillHolds(db, job))) throw new LeaseLost(job);
-      current = idx;
-      await journal.stepStarted(idx, step.name);
-      ctx.current = { operation: op.uuid, step: `${idx} ${step.name}` };
-      await step.run(ctx);
-      if (signal.leaseLost) throw new LeaseLost(job);
-      await journal.stepFinished(idx, 'succeeded', 0);
-    }
+    const runSteps = async () => {
+      for (const [idx, step] of steps.entries()) {
+        // Once another claim runs the job, this run neither starts a step nor reports one.
+        if (signal.leaseLost || !(await stillHolds(db, job))) throw new LeaseLost(job);
+        current = idx;
+        if (deployRun && (await cancelRequested(db, deployRun, op))) throw new DeployCancelled();
+        await journal.stepStarted(idx, step.name);
+        ctx.current = { operation: op.uuid, step: `${idx} ${step.name}` };
+        try {
+          await step.run(ctx);
+        } catch (error) {
+          // A step stopped by the cancel signal failed because it was told to: the deployment is cancelled.
+          if (deployRun?.progress.cancelled.aborted) throw new DeployCancelled();
+          throw error;
+        }
+        if (signal.leaseLost) throw new LeaseLost(job);
+        await journal.stepFinished(idx, 'succeeded', 0);
+      }
+    };
+    // At most SITEPLANE_DEPLOYS_PER_SERVER deployments run their steps on one server at once.
+    if (isDeployKind(op.kind)) await (deps.deploySlots ?? new DeploySlots(deps.locks, 1)).run(server.uuid, runSteps);
+    else await runSteps();
   } catch (error) {
+    if (error instanceof DeployCancelled && !signal.leaseLost) {
+      error.steps = { names: steps.map((s) => s.name), from: Math.max(0, current) };
+      journal.log('cancelled by request; the steps from here on are aborted and the live release keeps serving');
+      await recordFailure(run, steps[current]?.name ?? null, current, error);
+      return;
+    }
     // Whatever failed, a run that lost its claim reports nothing: the job's new owner does.
     if (signal.leaseLost || error instanceof LeaseLost) throw await abandon(run);
     await recordFailure(run, steps[current]?.name ?? null, current, error);
@@ -167,6 +213,7 @@ async function runOperation(deps: SiteJobDeps, job: JobRow, signal: JobSignal): 
       ? error
       : new Error(`operation ${op.uuid} failed: ${redact((error as Error).message)}`);
   } finally {
+    deployRun?.close();
     await exec.close().catch(() => {});
   }
   await journal.flush();
@@ -202,4 +249,10 @@ function provisionedSite(
     port: site.port,
     secrets: secrets.wpAdminPassword ? { wpAdminPassword: secrets.wpAdminPassword } : {},
   };
+}
+
+/** A deploy or rollback's steps, or why there are none (thrown, so the operation fails naming it). */
+function deployStepsOf(run: DeployRun | null, error: unknown, site: ProvisionedSite): Step[] {
+  if (!run) throw error instanceof Error ? error : new Error(String(error));
+  return run.steps(site);
 }

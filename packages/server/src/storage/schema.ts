@@ -82,6 +82,8 @@ export interface Database {
     created_at: string;
     updated_at: string;
     deleted_at: string | null;
+    /** Migration 009: 1 after an environment change, until a deploy of that environment succeeds. */
+    deploy_needed?: number;
   };
   server_databases: {
     server_uuid: string;
@@ -105,8 +107,8 @@ export interface Database {
     site_uuid: string;
     team_uuid: string;
     /** `ssl`: issue, renew or redeploy the site's certificate (issue 4), after the site is installed. */
-    kind: 'create' | 'delete' | 'ssl';
-    status: 'queued' | 'running' | 'succeeded' | 'failed';
+    kind: 'create' | 'delete' | 'ssl' | 'deploy' | 'rollback';
+    status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
     params: string;
     error: string | null;
     created_at: string;
@@ -117,7 +119,7 @@ export interface Database {
     operation_uuid: string;
     idx: number;
     name: string;
-    status: 'running' | 'succeeded' | 'failed';
+    status: 'running' | 'succeeded' | 'failed' | 'aborted';
     exit_code: number | null;
     started_at: string;
     finished_at: string | null;
@@ -245,4 +247,50 @@ export interface Database {
   };
   /** Delivery ids that started a deployment in the last day. */
   webhook_delivery_ids: { site_uuid: string; provider: string; delivery_id: string; created_at: string };
+  /** Migration 009: what a site deploys from; the clone URL and deploy key sealed. */
+  site_sources: {
+    site_uuid: string;
+    vc_profile_uuid: string;
+    provider: string;
+    repository: string;
+    branch: string;
+    app_folder: string | null;
+    clone_url_enc: string;
+    auth: 'token' | 'deploy_key' | 'none';
+    deploy_public_key: string | null;
+    deploy_private_key_enc: string | null;
+    created_at: string;
+    updated_at: string;
+  };
+  /** Migration 009: the settings a user changed (JSON); the rest follow the type's defaults. */
+  site_deploy_settings: { site_uuid: string; settings: string; updated_at: string };
+  /** Migration 009: one row per variable, its value sealed. */
+  site_environment: { site_uuid: string; key: string; scope: 'build' | 'runtime'; value_enc: string; updated_at: string };
+  /** Migration 009: a deployment or rollback, beside the operation that runs it (status is the operation's). */
+  deployments: {
+    uuid: string;
+    site_uuid: string;
+    team_uuid: string;
+    operation_uuid: string;
+    kind: 'deploy' | 'rollback';
+    trigger: string;
+    branch: string | null;
+    requested_commit: string | null;
+    commit_sha: string | null;
+    commit_message: string | null;
+    commit_author: string | null;
+    release: string;
+    /** The live release when the deployment was asked for (a rollback leaves it). */
+    from_release: string | null;
+    /** SHA-256 of the environment the deploy ran with (keys, scopes, values). */
+    environment_hash: string | null;
+    ran_migrations: number;
+    /** A rollback's answer: {environment_changed, migrations_changed} (JSON). */
+    rollback_info: string | null;
+    /** 1 once a rollback left this release. */
+    release_bad: number;
+    superseded_by: string | null;
+    cancel_requested_at: string | null;
+    created_at: string;
+  };
 }

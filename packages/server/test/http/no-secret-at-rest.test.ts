@@ -14,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultRecipes } from '../../src/app/recipes.js';
 import { makeFixture } from '../standins/vcs/fixture.js';
 import { type GitHubStandin, startGitHubStandin } from '../standins/vcs/github-standin.js';
+import { integrationsWithGitHost } from '../support/git-host-standin.js';
+import { recordingDeploySteps } from '../support/recording-deploy-steps.js';
 import {
   LOOPBACK_TARGETS,
   seedServer,
@@ -65,10 +67,18 @@ describe(`no secret is stored in clear (${TEST_DB}; issue 10, ARCHITECTURE §2)`
   let stored: Buffer;
   let privateKeyPem: string;
   let publicKey: string;
+  let deployKeyPem: string;
+  let deployPublicKey: string;
 
   beforeAll(async () => {
     github = await startGitHubStandin(fixture);
-    s = await startTestService({ recipes: defaultRecipes, env: { SITEPLANE_ALLOWED_TARGETS: LOOPBACK_TARGETS } });
+    const env = { SITEPLANE_ALLOWED_TARGETS: LOOPBACK_TARGETS };
+    s = await startTestService({
+      recipes: defaultRecipes,
+      env,
+      integrations: integrationsWithGitHost(env),
+      deploySteps: recordingDeploySteps(),
+    });
     const auth = { authorization: `Bearer ${s.token}` };
     const post = async (url: string, payload: Record<string, unknown>, headers: Record<string, string> = {}) => {
       const res = await s.app.inject({ method: 'POST', url, headers: { ...auth, ...headers }, payload });
@@ -174,6 +184,58 @@ describe(`no secret is stored in clear (${TEST_DB}; issue 10, ARCHITECTURE §2)`
       headers: { 'x-gitlab-event': 'Push Hook', 'x-gitlab-token': webhook.secret, 'content-type': 'application/json' },
       payload: '{"object_kind":"push","ref":"refs/tags/v1"}',
     });
+    // Deployments: environment values, a git remote's credentials, a site's generated deploy key,
+    // and a deploy whose steps log the token and values they were given (the log is redacted).
+    const put = async (url: string, payload: unknown) => {
+      const res = await s.app.inject({ method: 'PUT', url, headers: auth, payload: payload as Record<string, unknown> });
+      if (res.statusCode >= 300) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
+      return res;
+    };
+    const remotePassword = 'Remote-Pass-NoSecretAtRest-5d1e';
+    const gitProfile = (
+      await post('/api/v1/vc-profiles', {
+        provider: 'git',
+        name: 'plain',
+        repositories: [
+          'git@git.example.net:acme/shop.git',
+          `https://deployer:${remotePassword}@git.example.net/acme/private.git`,
+        ],
+      })
+    ).json().uuid;
+    secrets.set('git remote password', remotePassword);
+    const [laravelSite, , phpSite] = sites as [string, string, string, string];
+    const bound = (
+      await put(`/api/v1/sites/${laravelSite}/source`, { vcProfile: gitProfile, repository: 'acme/shop', branch: 'main' })
+    ).json();
+    expect(bound.auth).toBe('deploy_key');
+    const source = await s.storage.db
+      .selectFrom('site_sources')
+      .selectAll()
+      .where('site_uuid', '=', laravelSite)
+      .executeTakeFirstOrThrow();
+    deployKeyPem = s.useCases.secrets.open(source.deploy_private_key_enc ?? '');
+    deployPublicKey = bound.deploy_public_key;
+    await put(`/api/v1/sites/${phpSite}/source`, { vcProfile: gitProfile, repository: 'acme/private', branch: 'main' });
+    const envValue = 'Env-Value-NoSecretAtRest-3f9a27';
+    for (const site of [laravelSite, phpSite]) {
+      const res = await s.app.inject({
+        method: 'PATCH',
+        url: `/api/v1/sites/${site}/environment`,
+        headers: auth,
+        payload: { set: { APP_KEY: { value: envValue, scope: 'runtime' } } },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      const deployed = (await post(`/api/v1/sites/${site}/deployments`, {})).json();
+      for (let i = 0; i < 400; i++) {
+        const d = (await s.app.inject({ method: 'GET', url: `/api/v1/deployments/${deployed.uuid}`, headers: auth })).json();
+        if (d.status !== 'queued' && d.status !== 'running') {
+          expect(d.status).toBe('succeeded');
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    }
+    secrets.set('environment value', envValue);
 
     for (const [name, token] of [
       ['api token (write)', s.token],
@@ -218,5 +280,12 @@ describe(`no secret is stored in clear (${TEST_DB}; issue 10, ARCHITECTURE §2)`
     expect(stored.includes(body)).toBe(false);
     // Lines of the body past the fixed header, except any that happen to be the public key's own.
     for (const line of lines.slice(1)) if (!publicKey.includes(line)) expect(stored.includes(line), line).toBe(false);
+  });
+
+  it('stores a site’s generated deploy key only sealed (deployments)', () => {
+    const lines = deployKeyPem.split('\n').filter((l) => l && !l.startsWith('-----'));
+    expect(lines.join('').length).toBeGreaterThan(100);
+    expect(stored.includes(lines.join(''))).toBe(false);
+    for (const line of lines.slice(1)) if (!deployPublicKey.includes(line)) expect(stored.includes(line), line).toBe(false);
   });
 });

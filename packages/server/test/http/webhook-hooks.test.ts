@@ -302,15 +302,15 @@ describe(`delivery ids are remembered for a day (${TEST_DB})`, () => {
     expect(await deliveries.claim(site, 'github', 'd-1', at(24.2))).toBe(true);
   });
 
-  it('until deployments are wired, an authentic push answers 501 and its redelivery is not refused as a duplicate', async () => {
-    const site = await createSite(s, 'unwired.hooks.example.com');
+  it('an authentic push that cannot start a deployment (the site has no source) answers why, and its redelivery is not refused as a duplicate', async () => {
+    const site = await createSite(s, 'unbound.hooks.example.com');
     const secret = (await configure(s, site, { branches: [] })).json().secret as string;
     const github = HOOK_CASES[0] as (typeof HOOK_CASES)[number];
     const body = JSON.stringify(github.payload);
     const id = randomUUID();
     for (let i = 0; i < 2; i++) {
       const res = await sendHook(s, `/api/v1/hooks/github/${site}`, body, github.headers(body, secret, id));
-      expect({ status: res.statusCode, code: res.json().code }).toEqual({ status: 501, code: 'not_implemented' });
+      expect({ status: res.statusCode, code: res.json().code }).toEqual({ status: 422, code: 'source_missing' });
     }
     expect((await deliveries(s, site)).map((d) => d.reason)).toEqual(['deploy_failed', 'deploy_failed']);
   });

@@ -1,5 +1,8 @@
 import type { UseCaseDeps } from '../../use-cases/deps.js';
 import type { RouteDef } from '../route.js';
+import { deploySettingsRoutes } from './deployments/deploy-settings.routes.js';
+import { deploymentRoutes } from './deployments/deployments.routes.js';
+import { siteSourceRoutes } from './deployments/site-source.routes.js';
 import { dnsProfileRoutes } from './dns-profiles/dns-profile.routes.js';
 import { getOperationRoute } from './operations/get-operation.route.js';
 import { operationEventsRoute } from './operations/operation-events.route.js';
@@ -28,5 +31,8 @@ export function apiRoutes(deps: UseCaseDeps): RouteDef[] {
     ...dnsProfileRoutes(deps),
     ...vcProfileRoutes(deps),
     ...webhookRoutes(deps),
+    ...siteSourceRoutes(deps),
+    ...deploySettingsRoutes(deps),
+    ...deploymentRoutes(deps),
   ];
 }

@@ -7,6 +7,7 @@ import * as m005 from './005_sites_by_team.js';
 import * as m006 from './006_free_domain_issuance.js';
 import * as m007 from './007_fair_claim.js';
 import * as m008 from './008_webhooks.js';
+import * as m009 from './009_deployments.js';
 
 /** Numbered, forward-only; the same list for SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '006_free_domain_issuance': m006,
   '007_fair_claim': m007,
   '008_webhooks': m008,
+  '009_deployments': m009,
 };

@@ -20,6 +20,8 @@ export interface SiteRecord {
   port: number | null;
   failure: unknown;
   operation: { uuid: string; kind: string; status: string } | null;
+  /** An environment change waits for the next successful deploy. */
+  deploy_needed: boolean;
   created_at: string;
   updated_at: string;
 }
@@ -41,6 +43,7 @@ export function siteRecord(row: SiteRow, operation: OperationRow | null | undefi
     port: row.port,
     failure: row.failure ? JSON.parse(row.failure) : null,
     operation: operation ? { uuid: operation.uuid, kind: operation.kind, status: operation.status } : null,
+    deploy_needed: row.deploy_needed === 1,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

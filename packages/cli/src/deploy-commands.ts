@@ -1,0 +1,75 @@
+import type { Command } from 'commander';
+import { client, follow, print } from './api-commands.js';
+
+const operationOf = (record: Record<string, unknown>) => (record.operation as { uuid: string }).uuid;
+
+/** Deployments through the SDK: a site's source, settings and environment; deploy, cancel, roll back. */
+export function deployCommands(program: Command): void {
+  program
+    .command('deploy <site>')
+    .description('Deploy a site from its source; --wait follows the steps until the deployment ends')
+    .option('--branch <branch>')
+    .option('--commit <sha>')
+    .option('--idempotency-key <key>')
+    .option('--wait')
+    .action(async (site: string, o: { branch?: string; commit?: string; idempotencyKey?: string; wait?: boolean }) => {
+      const body = { ...(o.branch ? { branch: o.branch } : {}), ...(o.commit ? { commit: o.commit } : {}) };
+      const d = await client().deploy(site, body, o.idempotencyKey);
+      print(d);
+      if (o.wait) await follow(operationOf(d));
+    });
+  program
+    .command('rollback <site>')
+    .description('Make a kept release live again (default: the previous one), without rebuilding')
+    .option('--release <release>')
+    .option('--wait')
+    .action(async (site: string, o: { release?: string; wait?: boolean }) => {
+      const d = await client().rollback(site, o.release);
+      print(d);
+      if (o.wait) await follow(operationOf(d));
+    });
+
+  const deployments = program.command('deployments').description('Deployments of a site');
+  deployments.command('list <site>').action(async (site: string) => print(await client().listDeployments(site)));
+  deployments.command('get <deployment>').action(async (uuid: string) => print(await client().getDeployment(uuid)));
+  deployments.command('cancel <deployment>').action(async (uuid: string) => print(await client().cancelDeployment(uuid)));
+
+  const source = program.command('source').description('The repository a site deploys from');
+  source.command('get <site>').action(async (site: string) => print(await client().getSiteSource(site)));
+  source
+    .command('set <site> <vcProfile> <repository> <branch>')
+    .option('--app-folder <path>')
+    .action(async (site: string, vcProfile: string, repository: string, branch: string, o: { appFolder?: string }) =>
+      print(
+        await client().setSiteSource(site, { vcProfile, repository, branch, ...(o.appFolder ? { appFolder: o.appFolder } : {}) }),
+      ),
+    );
+  source.command('unbind <site>').action(async (site: string) => print(await client().unbindSiteSource(site)));
+
+  const settings = program
+    .command('deploy-settings')
+    .description('Build command, hooks, shared paths, releases kept, health check');
+  settings.command('get <site>').action(async (site: string) => print(await client().getDeploySettings(site)));
+  settings
+    .command('set <site> <json>')
+    .description('PATCH: the fields given replace those settings; {"reset": [...]} returns settings to their defaults')
+    .action(async (site: string, json: string) => print(await client().updateDeploySettings(site, JSON.parse(json))));
+
+  const env = program.command('env').description('Environment variables of a site (values are never shown)');
+  env.command('list <site>').action(async (site: string) => print(await client().getEnvironment(site)));
+  env
+    .command('set <site> <key>')
+    .description('Sets KEY to the value read from standard input (so it stays out of shell history)')
+    .option('--build', 'available at build time (default: run time)')
+    .action(async (site: string, key: string, o: { build?: boolean }) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      const value = Buffer.concat(chunks)
+        .toString('utf8')
+        .replace(/\r?\n$/, '');
+      print(await client().updateEnvironment(site, { set: { [key]: { value, scope: o.build ? 'build' : 'runtime' } } }));
+    });
+  env
+    .command('unset <site> <keys...>')
+    .action(async (site: string, keys: string[]) => print(await client().updateEnvironment(site, { unset: keys })));
+}

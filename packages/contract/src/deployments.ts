@@ -1,0 +1,203 @@
+import { Type as T } from '@sinclair/typebox';
+
+/**
+ * Deployments (the user's code onto a site): a site's source, deploy settings, environment,
+ * deployments and rollbacks. The server validates bodies with these and builds the OpenAPI document
+ * from them, so each rule is written once; rules across fields (a hook name used twice, a source
+ * checked through its profile) are the use cases'.
+ */
+const Uuid = T.String({ format: 'uuid' });
+const Nullable = <S extends Parameters<typeof T.Union>[0][number]>(s: S) => T.Union([s, T.Null()]);
+
+/** A relative path inside the release: no leading slash, no `..`, no control characters. */
+export const RELATIVE_PATH_PATTERN = '^(?!/)(?!.*(^|/)\\.\\.(/|$))[A-Za-z0-9._@+/-]{1,255}$';
+/** A branch name git accepts and no shell or argv reader takes for something else. */
+export const BRANCH_PATTERN = '^(?!-)(?!.*\\.\\.)(?!.*//)[A-Za-z0-9._/+@-]{1,255}(?<![./])$';
+export const COMMIT_PATTERN = '^[0-9a-fA-F]{7,64}$';
+export const ENV_KEY_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$';
+/** One command line for bash -euo pipefail -c: printable, at most 4,000 characters. */
+const Command = T.String({ minLength: 1, maxLength: 4000, pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f]*$' });
+
+export const PutSiteSourceBody = T.Object(
+  {
+    vcProfile: Uuid,
+    repository: T.String({ minLength: 1, maxLength: 255, description: '<owner>/<repo>, as the profile lists it' }),
+    branch: T.String({ pattern: BRANCH_PATTERN, description: 'A branch the repository has' }),
+    appFolder: T.Optional(
+      T.String({ pattern: RELATIVE_PATH_PATTERN, description: 'Sub-directory holding the app (monorepos); default the root' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const SiteSourceSchema = T.Object({
+  site: Uuid,
+  vc_profile: Uuid,
+  provider: T.String(),
+  repository: T.String(),
+  branch: T.String(),
+  app_folder: Nullable(T.String()),
+  auth: T.Union([T.Literal('token'), T.Literal('deploy_key'), T.Literal('none')], {
+    description:
+      'token: the profile’s token reaches the server for each fetch (never stored there); deploy_key: add deploy_public_key to the repository (read-only); none: a public remote',
+  }),
+  deploy_public_key: Nullable(T.String({ description: 'ed25519 key Siteplane generated for this site (ssh remotes)' })),
+  created_at: T.String(),
+  updated_at: T.String(),
+});
+
+export const HOOK_STAGES = ['after-fetch', 'before-activate', 'after-activate'] as const;
+export const DeployHookSchema = T.Object(
+  {
+    name: T.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9 ._:()/-]*$' }),
+    command: Command,
+    stage: T.Union(HOOK_STAGES.map((s) => T.Literal(s))),
+    enabled: T.Boolean(),
+  },
+  { additionalProperties: false },
+);
+export const SharedPathSchema = T.Object(
+  { path: T.String({ pattern: RELATIVE_PATH_PATTERN }), kind: T.Union([T.Literal('file'), T.Literal('directory')]) },
+  { additionalProperties: false },
+);
+export const HealthCheckSchema = T.Object(
+  {
+    path: T.String({ pattern: '^/[\\x21-\\x7e]{0,255}$', description: 'Asked on the new release; default /' }),
+    timeoutSeconds: T.Integer({ minimum: 1, maximum: 600 }),
+  },
+  { additionalProperties: false },
+);
+
+export const DEPLOY_SETTING_NAMES = [
+  'buildCommand',
+  'artifactPath',
+  'hooks',
+  'sharedPaths',
+  'keepReleases',
+  'healthCheck',
+] as const;
+/**
+ * PATCH: each field given replaces that setting; `reset` returns settings to their defaults (the
+ * type's, or the site's options.buildCommand / options.artifactPath). Plain types, no nullable
+ * unions, so every violation is reported on its own field.
+ */
+export const PatchDeploySettingsBody = T.Object(
+  {
+    buildCommand: T.Optional(
+      T.String({
+        maxLength: 4000,
+        pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f]*$',
+        description: 'Empty: nothing to build',
+      }),
+    ),
+    artifactPath: T.Optional(
+      T.String({ pattern: RELATIVE_PATH_PATTERN, description: 'Directory of the release that is served or run' }),
+    ),
+    hooks: T.Optional(
+      T.Array(DeployHookSchema, {
+        maxItems: 50,
+        description:
+          'Every hook in order (the whole list: add, reorder, disable); fetch, build, activate and prune are not hooks',
+      }),
+    ),
+    sharedPaths: T.Optional(T.Array(SharedPathSchema, { maxItems: 50 })),
+    keepReleases: T.Optional(T.Integer({ minimum: 1, maximum: 50 })),
+    healthCheck: T.Optional(HealthCheckSchema),
+    reset: T.Optional(
+      T.Array(T.Union(DEPLOY_SETTING_NAMES.map((n) => T.Literal(n))), {
+        maxItems: 6,
+        description: 'Settings to return to their defaults',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const DeploySettingsSchema = T.Object({
+  site: Uuid,
+  build_command: Nullable(T.String()),
+  artifact_path: Nullable(T.String()),
+  hooks: T.Array(DeployHookSchema),
+  shared_paths: T.Array(SharedPathSchema),
+  keep_releases: T.Integer(),
+  health_check: T.Object({ path: T.String(), timeout_seconds: T.Integer() }),
+  platform_steps: T.Array(T.String(), { description: 'Fixed steps around the hooks: fetch, build, activate, prune' }),
+  defaults: T.Array(T.String(), { description: 'Settings that follow the type’s defaults (never set, or named in reset)' }),
+  updated_at: Nullable(T.String()),
+});
+
+export const ENV_SCOPES = ['build', 'runtime'] as const;
+export const MAX_ENV_VALUE_BYTES = 32 * 1024;
+export const MAX_ENV_KEYS = 200;
+export const PatchEnvironmentBody = T.Object(
+  {
+    set: T.Optional(
+      T.Record(
+        // A key that does not match is reported as an unknown field of `set` (set.<KEY>).
+        T.RegExp(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/),
+        T.Object(
+          {
+            value: T.String({ maxLength: MAX_ENV_VALUE_BYTES, writeOnly: true }),
+            scope: T.Union(ENV_SCOPES.map((s) => T.Literal(s))),
+          },
+          { additionalProperties: false },
+        ),
+        {
+          additionalProperties: false,
+          description: 'Keys (^[A-Za-z_][A-Za-z0-9_]*$, at most 128 characters) to set; others are left as they are',
+        },
+      ),
+    ),
+    unset: T.Optional(T.Array(T.String({ pattern: ENV_KEY_PATTERN, maxLength: 128 }), { maxItems: MAX_ENV_KEYS })),
+  },
+  { additionalProperties: false },
+);
+export const EnvironmentSchema = T.Object({
+  site: Uuid,
+  variables: T.Array(
+    T.Object({ key: T.String(), scope: T.String(), updated_at: T.String() }, { description: 'Values are never returned' }),
+  ),
+  deploy_needed: T.Boolean(),
+});
+
+export const DEPLOYMENT_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+export const DEPLOYMENT_TRIGGERS = ['manual', 'webhook', 'rollback', 'api'] as const;
+export const CreateDeploymentBody = T.Object(
+  {
+    branch: T.Optional(T.String({ pattern: BRANCH_PATTERN })),
+    commit: T.Optional(T.String({ pattern: COMMIT_PATTERN, description: 'A commit sha (7-64 hex); default the branch head' })),
+  },
+  { additionalProperties: false },
+);
+export const RollbackBody = T.Object(
+  {
+    release: T.Optional(T.String({ pattern: '^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{7}$', description: 'Default: the previous release' })),
+  },
+  { additionalProperties: false },
+);
+
+export const DeploymentSchema = T.Object({
+  uuid: Uuid,
+  site: Uuid,
+  status: T.Union(DEPLOYMENT_STATUSES.map((s) => T.Literal(s))),
+  trigger: T.String({ description: 'manual, webhook or rollback' }),
+  branch: Nullable(T.String()),
+  requested_commit: Nullable(T.String()),
+  commit: Nullable(T.Object({ sha: T.String(), message: T.String(), author: T.String() })),
+  release: T.String(),
+  operation: T.Object({ uuid: Uuid, kind: T.String(), status: T.String() }),
+  superseded_by: Nullable(Uuid),
+  cancel_requested: T.Boolean(),
+  rollback: Nullable(
+    T.Object({
+      from_release: Nullable(T.String()),
+      environment_changed: T.Boolean(),
+      migrations_changed: T.Boolean(),
+    }),
+  ),
+  release_bad: T.Boolean({ description: 'A rollback left this release; it is not chosen by default again' }),
+  created_at: T.String(),
+  started_at: Nullable(T.String()),
+  finished_at: Nullable(T.String()),
+  duration_ms: Nullable(T.Integer()),
+});

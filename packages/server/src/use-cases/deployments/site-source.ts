@@ -1,0 +1,143 @@
+import type { Static } from '@sinclair/typebox';
+import type { PutSiteSourceBody } from '@siteplane/contract';
+import ssh2 from 'ssh2';
+import type { Actor } from '../../domain/auth/actor.js';
+import { DomainError } from '../../domain/errors.js';
+import { UUID_RE, ValidationError } from '../../domain/field-errors.js';
+import type { Database } from '../../storage/schema.js';
+import { parseGitRemote } from '../../vcs/git-remote.js';
+import { VcsError, type VcsProviderName } from '../../vcs/provider.js';
+import type { UseCaseDeps } from '../deps.js';
+import { profileConfig } from '../vc-profiles/manage-vc-profiles.js';
+import { vcsDomainError } from '../vc-profiles/vcs-errors.js';
+import { deployableSite } from './deploy-site.js';
+
+type SourceRow = Database['site_sources'];
+
+export function sourceRecord(row: SourceRow) {
+  return {
+    site: row.site_uuid,
+    vc_profile: row.vc_profile_uuid,
+    provider: row.provider,
+    repository: row.repository,
+    branch: row.branch,
+    app_folder: row.app_folder,
+    auth: row.auth,
+    deploy_public_key: row.deploy_public_key,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** GET /api/v1/sites/<uuid>/source: the binding, or 404 when the site has none (artifact-only). */
+export async function getSiteSource(deps: UseCaseDeps, actor: Actor, siteUuid: string) {
+  const { site } = await deployableSite(deps.db, { actor }, siteUuid);
+  const row = await deps.db.selectFrom('site_sources').selectAll().where('site_uuid', '=', site.uuid).executeTakeFirst();
+  if (!row) throw new DomainError('not_found', 'The site has no source; it deploys by artifact upload only.');
+  return sourceRecord(row);
+}
+
+/** DELETE (or PUT null): the site deploys by artifact upload only; its deploy key is forgotten. */
+export async function unbindSiteSource(deps: UseCaseDeps, actor: Actor, siteUuid: string): Promise<void> {
+  const { site } = await deployableSite(deps.db, { actor }, siteUuid);
+  await deps.db.deleteFrom('site_sources').where('site_uuid', '=', site.uuid).execute();
+}
+
+/**
+ * PUT /api/v1/sites/<uuid>/source: checks the profile (the site's team's), the repository and the
+ * branch through the profile's provider (422 naming the field otherwise), then stores the binding.
+ * The clone URL is sealed (a git profile's remote may carry credentials). An ssh remote of a git
+ * profile gets a per-site ed25519 deploy key: the public half is returned for the user to add to
+ * the repository (read-only); a key already generated for the site is kept, so a re-binding does
+ * not ask the user to add a new one. Hosted providers fetch with the profile's token (opened only
+ * for the deploy job); registering a deploy key through their API is not done here.
+ */
+export async function putSiteSource(deps: UseCaseDeps, actor: Actor, siteUuid: string, body: Static<typeof PutSiteSourceBody>) {
+  const { site } = await deployableSite(deps.db, { actor }, siteUuid);
+  const profile = UUID_RE.test(body.vcProfile)
+    ? await deps.db
+        .selectFrom('vc_profiles')
+        .selectAll()
+        .where('uuid', '=', body.vcProfile.toLowerCase())
+        .where('team_uuid', '=', site.team_uuid)
+        .executeTakeFirst()
+    : undefined;
+  if (!profile)
+    throw new ValidationError([
+      { field: 'vcProfile', code: 'not_found', message: 'No version-control profile of the site’s team has this uuid.' },
+    ]);
+  const config = profileConfig(deps, profile);
+  let detail: Awaited<ReturnType<ReturnType<UseCaseDeps['integrations']['vcsProvider']>['getRepository']>>;
+  try {
+    detail = await deps.integrations.vcsProvider(profile.uuid, config).getRepository(body.repository);
+  } catch (error) {
+    if (error instanceof VcsError && error.kind === 'not_found')
+      throw new ValidationError([{ field: 'repository', code: 'repository_not_found', message: error.message }]);
+    throw vcsDomainError(error, 'repository');
+  }
+  if (!detail.branches.some((b) => b.name === body.branch))
+    throw new ValidationError([
+      { field: 'branch', code: 'not_found', message: `${body.repository} has no branch ${JSON.stringify(body.branch)}.` },
+    ]);
+  const clone = cloneUrl(profile.provider as VcsProviderName, config.repositories, body.repository, detail.web_url, config.token);
+  const existing = await deps.db.selectFrom('site_sources').selectAll().where('site_uuid', '=', site.uuid).executeTakeFirst();
+  let publicKey: string | null = null;
+  let privateKeyEnc: string | null = null;
+  if (clone.auth === 'deploy_key') {
+    if (existing?.deploy_public_key && existing.deploy_private_key_enc) {
+      publicKey = existing.deploy_public_key;
+      privateKeyEnc = existing.deploy_private_key_enc;
+    } else {
+      const keys = ssh2.utils.generateKeyPairSync('ed25519', { comment: `siteplane-deploy@${site.domain}` });
+      publicKey = keys.public;
+      privateKeyEnc = deps.secrets.seal(keys.private);
+    }
+  }
+  const now = deps.clock.now().toISOString();
+  const row: SourceRow = {
+    site_uuid: site.uuid,
+    vc_profile_uuid: profile.uuid,
+    provider: profile.provider,
+    repository: body.repository,
+    branch: body.branch,
+    app_folder: body.appFolder ?? null,
+    clone_url_enc: deps.secrets.seal(clone.url),
+    auth: clone.auth,
+    deploy_public_key: publicKey,
+    deploy_private_key_enc: privateKeyEnc,
+    created_at: existing?.created_at ?? now,
+    updated_at: now,
+  };
+  await deps.db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('site_sources').where('site_uuid', '=', site.uuid).execute();
+    await trx.insertInto('site_sources').values(row).execute();
+  });
+  return sourceRecord(row);
+}
+
+/**
+ * Where the server fetches from, and how it authenticates: a git profile's remote as listed (an
+ * ssh remote with the site's deploy key; credentials in an https URL stay in the sealed URL and are
+ * moved out of it for the fetch); a hosted provider's repository page + `.git`, with the profile's
+ * token when it has one.
+ */
+function cloneUrl(
+  provider: VcsProviderName,
+  remotes: string[],
+  repository: string,
+  webUrl: string | null,
+  token: string | null,
+): { url: string; auth: SourceRow['auth'] } {
+  if (provider === 'git') {
+    const remote = remotes.map(parseGitRemote).find((r) => r?.name === repository);
+    if (!remote)
+      throw new ValidationError([
+        { field: 'repository', code: 'repository_not_found', message: 'Not a remote of this profile.' },
+      ]);
+    if (remote.transport === 'ssh') return { url: remote.url, auth: 'deploy_key' };
+    return { url: remote.url, auth: remote.secrets.length > 0 ? 'token' : 'none' };
+  }
+  if (!webUrl || !/^https?:\/\//.test(webUrl))
+    throw new DomainError('provider_error', `The provider gave no web address for ${repository} to clone from.`);
+  return { url: `${webUrl.replace(/\/+$/, '')}.git`, auth: token ? 'token' : 'none' };
+}
