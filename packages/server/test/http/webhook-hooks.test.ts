@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/domain/errors.js';
 import { WebhookDeliveries } from '../../src/storage/webhook-deliveries.js';
-import { startTestService, TEST_DB, type TestService } from '../support/test-service.js';
+import { startTestService, TEST_DB, type TestService, waitForStatus } from '../support/test-service.js';
 import { fixture, HOOK_CASES } from '../webhooks/hook-cases.js';
 import { RecordingTrigger } from '../webhooks/recording-trigger.js';
 import {
@@ -304,6 +304,7 @@ describe(`delivery ids are remembered for a day (${TEST_DB})`, () => {
 
   it('an authentic push that cannot start a deployment (the site has no source) answers why, and its redelivery is not refused as a duplicate', async () => {
     const site = await createSite(s, 'unbound.hooks.example.com');
+    await waitForStatus(s, site, ['installed']);
     const secret = (await configure(s, site, { branches: [] })).json().secret as string;
     const github = HOOK_CASES[0] as (typeof HOOK_CASES)[number];
     const body = JSON.stringify(github.payload);
