@@ -8,6 +8,8 @@ import { applySettingsPatch, effectiveSettings } from '../../src/domain/deployme
 import { checkEnvironmentPatch, environmentHash, MAX_ENV_TOTAL_BYTES } from '../../src/domain/deployments/environment-rules.js';
 import { RELEASE_NAME_RE, releaseName } from '../../src/domain/deployments/release-name.js';
 import { deployabilityOf, isMigrationHook } from '../../src/domain/deployments/type-defaults.js';
+import { activationOf } from '../../src/provisioning/deploy/release-paths.js';
+import type { ProvisionedSite } from '../../src/provisioning/step.js';
 
 describe('deploy settings', () => {
   const laravel = deployabilityOf('laravel');
@@ -74,9 +76,11 @@ describe('environment', () => {
 });
 
 describe('types and releases', () => {
-  it('has a row for every site type; WordPress, phpMyAdmin and Soketi do not deploy, with a reason', () => {
+  it('has a row for every site type; WordPress, phpMyAdmin and Soketi do not deploy, nor (not built yet) Strapi, Directus and Generic Port, each with a reason', () => {
     const refused = SITE_TYPE_IDS.filter((t) => !deployabilityOf(t).deployable);
-    expect(refused.sort()).toEqual(['phpmyadmin', 'soketi', 'wordpress']);
+    expect(refused.sort()).toEqual(['directus', 'generic-port', 'phpmyadmin', 'soketi', 'strapi', 'wordpress']);
+    // The deploy steps refuse the same types (a request never gets further than its first step).
+    for (const t of refused) expect(() => activationOf({ type: t } as ProvisionedSite)).toThrow(/not deployed from a repository/);
     for (const t of refused) expect((deployabilityOf(t) as { reason: string }).reason.length).toBeGreaterThan(20);
   });
 

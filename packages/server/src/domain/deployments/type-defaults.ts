@@ -13,6 +13,13 @@ export interface TypeDeployDefaults {
   buildCommand: string | null;
 }
 
+function notYet(name: string): Deployability {
+  return {
+    deployable: false,
+    reason: `Deploying ${name} sites from a repository is not built yet (see the README, Deploying); the site keeps what Siteplane installed.`,
+  };
+}
+
 export type Deployability = { deployable: true; defaults: TypeDeployDefaults } | { deployable: false; reason: string };
 
 /** Installs exactly what the lock file lists, without dev dependencies; a missing lock file fails the hook, saying so. */
@@ -71,18 +78,12 @@ const TABLE: Record<SiteTypeId, Deployability> = {
   'next-ssr': node('npm run build'),
   'nodejs-ssr': node('npm run build --if-present'),
   'nodejs-static': node('npm run build'),
-  strapi: node('npm run build'),
-  directus: node(null),
   'static-html': { deployable: true, defaults: { hooks: [], sharedPaths: [], buildCommand: null } },
-  'generic-port': {
-    deployable: true,
-    defaults: {
-      // The user's own process on the site's port (PORT in its environment); edit the command to start yours.
-      hooks: [{ name: 'start', command: 'npm start', stage: 'after-activate', enabled: true }],
-      sharedPaths: [],
-      buildCommand: null,
-    },
-  },
+  // Not built yet: the deploy steps cannot start these beside the live release and switch to them
+  // (provisioning/deploy/release-paths.ts); a request says so instead of failing at its first step.
+  strapi: notYet('Strapi'),
+  directus: notYet('Directus'),
+  'generic-port': notYet('Generic Port'),
   wordpress: {
     deployable: false,
     reason:
