@@ -18,7 +18,8 @@ async function readEvents(
   const controller = new AbortController();
   const res = await fetch(url, { headers, signal: controller.signal });
   const events: SseEvent[] = [];
-  if (!res.ok || !res.body) return { status: res.status, contentType: res.headers.get('content-type'), events, body: await res.text() };
+  if (!res.ok || !res.body)
+    return { status: res.status, contentType: res.headers.get('content-type'), events, body: await res.text() };
   const decoder = new TextDecoder();
   let buffer = '';
   const reader = res.body.getReader();
@@ -37,7 +38,11 @@ async function readEvents(
           fields.set(line.slice(0, colon), line.slice(colon + 1).trimStart());
         }
         if (!fields.has('event')) continue;
-        events.push({ id: fields.get('id') ?? null, event: fields.get('event') ?? '', data: JSON.parse(fields.get('data') ?? 'null') });
+        events.push({
+          id: fields.get('id') ?? null,
+          event: fields.get('event') ?? '',
+          data: JSON.parse(fields.get('data') ?? 'null'),
+        });
         if (until(events)) {
           controller.abort();
           return { status: res.status, contentType: res.headers.get('content-type'), events, body: '' };
@@ -142,8 +147,6 @@ describe(`GET /api/v1/operations/<uuid>/events (${TEST_DB}; issue 12 item 3)`, (
     const bad = await readEvents(url, { ...auth(), 'last-event-id': 'yesterday' });
     expect(bad.status).toBe(400);
     expect(JSON.parse(bad.body)).toMatchObject({ errors: [{ field: 'Last-Event-ID', code: 'out_of_range' }] });
-    expect((await readEvents(`${base}/api/v1/operations/00000000-0000-4000-8000-000000000000/events`, auth())).status).toBe(
-      404,
-    );
+    expect((await readEvents(`${base}/api/v1/operations/00000000-0000-4000-8000-000000000000/events`, auth())).status).toBe(404);
   });
 });
