@@ -5,96 +5,26 @@
  * writes go on and holds every site acknowledged before it began, that the restored database is
  * whole, is migrated forward, and opens with the key kept beside it — and each refusal.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../src/crypto/secret-box.js';
 import { migrations } from '../../src/storage/migrations/index.js';
+import { api, createStream, dryRunServer, type Run, serve as serveWith, siteplane, stop } from '../support/cli-process.js';
 
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'siteplane-backup-'));
 const children: ChildProcess[] = [];
 
-/** The environment without the caller's database or key settings, which would point elsewhere. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const { DATABASE_URL: _d, SITEPLANE_SECRET_KEY: _k, SITEPLANE_DATA_DIR: _s, ...rest } = process.env;
-  return { ...rest, LOG_LEVEL: 'warn', SITEPLANE_RATE_LIMIT: '0', SITEPLANE_RATE_LIMIT_ADDRESS: '0', ...extra };
-}
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** `siteplane <args>` as a child process; resolves when it exits (never rejects). */
-function siteplane(args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'packages/cli/src/main.ts', ...args], {
-      cwd: ROOT,
-      env: cleanEnv(env),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c.toString();
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString();
-    });
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-/** `siteplane serve` on `dataDir`, any free port; resolves with its address. */
-async function serve(dataDir: string): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/cli/src/main.ts', 'serve'], {
-    cwd: ROOT,
-    env: cleanEnv({ SITEPLANE_DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0' }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let output = '';
-  const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
-  });
-  return { child, base };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-function api(base: string, token: string) {
-  return async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  };
+/** `siteplane serve` on `dataDir` (its secret.key generated there on first start). */
+async function serve(dataDir: string) {
+  const started = await serveWith({ SITEPLANE_DATA_DIR: dataDir });
+  children.push(started.child);
+  return started;
 }
 
 function integrity(file: string): string {
@@ -117,10 +47,9 @@ describe('siteplane backup and restore (SQLite; a live service taking creates)',
   let service: { child: ChildProcess; base: string };
   let token: string;
   let sshServer: string;
-  const acknowledged: string[] = [];
+  let stream: ReturnType<typeof createStream>;
   let ackedBeforeBackup: string[] = [];
   let backupRun: Run;
-  const failures: string[] = [];
 
   beforeAll(async () => {
     service = await serve(live);
@@ -128,54 +57,36 @@ describe('siteplane backup and restore (SQLite; a live service taking creates)',
     expect(created.code, created.stderr).toBe(0);
     token = created.stdout.trim();
     const call = api(service.base, token);
-    const dryRun = await call('POST', '/api/v1/servers', {
-      name: 'web-1',
-      ip: '127.0.0.1',
-      connection: 'dry-run',
-      facts: { os: 'Debian 12', php: ['8.2'], node: null, mysql: null, postgresql: null },
-    });
-    expect(dryRun.status).toBe(201);
-    const user = await call('POST', `/api/v1/servers/${dryRun.body.uuid}/users`, { username: 'deploy' });
-    expect(user.status).toBe(201);
+    const ids = await dryRunServer(call);
     // An SSH server: Siteplane generates its key pair and seals the private key with secret.key.
     const ssh = await call('POST', '/api/v1/servers', { name: 'ssh-1', ip: '10.1.2.3', connection: 'ssh' });
     expect(ssh.status).toBe(201);
     sshServer = String(ssh.body.uuid);
 
-    // A stream of creates from four clients, until told to stop.
-    let running = true;
-    let n = 0;
-    const client = async () => {
-      while (running) {
-        const i = n++;
-        const res = await call('POST', '/api/v1/sites', {
-          server: dryRun.body.uuid,
-          serverUser: user.body.uuid,
-          type: 'static-html',
-          domain: `s${i}.example.com`,
-          ssl: false,
-          options: {},
-        });
-        if (res.status === 202) acknowledged.push(String(res.body.uuid));
-        else failures.push(`${res.status} ${JSON.stringify(res.body)}`);
-      }
-    };
-    const stream = Promise.all([client(), client(), client(), client()]);
-    while (acknowledged.length < 40) await new Promise((r) => setTimeout(r, 10));
+    // A reader that holds its snapshot (as a long report or a `sqlite3` shell would): no checkpoint
+    // can move later commits into the database file, so every site below lives only in the WAL —
+    // a backup that copied the file alone would have none of them.
+    const reader = new SQLite(join(live, 'siteplane.db'), { readonly: true });
+    reader.exec('BEGIN');
+    reader.prepare('SELECT count(*) FROM sites').get();
+
+    stream = createStream(call, ids);
+    await stream.until(40);
     // Every create whose 202 came back before the backup command started.
-    ackedBeforeBackup = [...acknowledged];
+    ackedBeforeBackup = [...stream.acknowledged];
     backupRun = await siteplane(['backup', backupFile], { SITEPLANE_DATA_DIR: live });
-    const ackedWhenBackupEnded = acknowledged.length;
-    while (acknowledged.length < ackedWhenBackupEnded + 20) await new Promise((r) => setTimeout(r, 10));
-    running = false;
-    await stream;
+    const ackedWhenBackupEnded = stream.acknowledged.length;
+    reader.exec('COMMIT');
+    reader.close();
+    await stream.until(ackedWhenBackupEnded + 20);
+    await stream.stop();
     // The stream went on through the whole backup: more creates were acknowledged while it ran.
     expect(ackedWhenBackupEnded).toBeGreaterThan(ackedBeforeBackup.length);
   });
 
   it('backs up while creates go on; none fails; the output names the file, size, schema, sites and the key file', () => {
     expect(backupRun.code, backupRun.stderr).toBe(0);
-    expect(failures).toEqual([]);
+    expect(stream.failures).toEqual([]);
     expect(backupRun.stdout).toContain(`to:     ${backupFile}`);
     expect(backupRun.stdout).toMatch(/size: +\d+ bytes/);
     expect(backupRun.stdout).toContain(`schema: ${Object.keys(migrations).at(-1)}`);
@@ -211,7 +122,7 @@ describe('siteplane backup and restore (SQLite; a live service taking creates)',
     expect(forced.stderr).toContain('in use');
     expect(readdirSync(live).filter((f) => f.includes('before-restore') || f.includes('restoring'))).toEqual([]);
     const call = api(service.base, token);
-    expect((await call('GET', `/api/v1/sites/${acknowledged.at(-1)}`)).status).toBe(200);
+    expect((await call('GET', `/api/v1/sites/${stream.acknowledged.at(-1)}`)).status).toBe(200);
   });
 
   it('restores into a new data directory: every site acknowledged before the backup is there, the key opens its secrets', async () => {
