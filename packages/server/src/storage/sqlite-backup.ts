@@ -1,4 +1,4 @@
-import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { describeSiteplaneSqlite, type SiteplaneSqliteSummary } from './siteplane-sqlite-file.js';
@@ -50,6 +50,8 @@ export async function backupSqlite(options: { source: string; destination: strin
       copy.close();
     }
     const summary = describeSiteplaneSqlite(partial, destination);
+    // Token hashes and sealed secrets: the operator's eyes only, like the database itself should be.
+    chmodSync(partial, 0o600);
     renameSync(partial, destination);
     return { file: destination, bytes: statSync(destination).size, ...summary };
   } catch (error) {

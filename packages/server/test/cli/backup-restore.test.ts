@@ -7,7 +7,17 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -96,6 +106,7 @@ describe('siteplane backup and restore (SQLite; a live service taking creates)',
     // The key's value is never printed.
     expect(backupRun.stdout).not.toContain(readFileSync(join(live, 'secret.key'), 'utf8').trim());
     expect(integrity(backupFile)).toBe('ok');
+    expect(statSync(backupFile).mode & 0o777).toBe(0o600);
     // One self-contained file: no WAL beside it, none needed.
     expect(readdirSync(work).filter((f) => f.startsWith('nightly.db'))).toEqual(['nightly.db']);
   });
