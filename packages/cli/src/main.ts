@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { apiCommands } from './api-commands.js';
+import { backupCommands } from './backup-commands.js';
 import { deployCommands } from './deploy-commands.js';
 import { serveCommand } from './serve.js';
 import { tokenCommands } from './token-commands.js';
@@ -19,6 +20,7 @@ serveCommand(program);
 tokenCommands(program);
 apiCommands(program);
 deployCommands(program);
+backupCommands(program);
 program.parseAsync(process.argv).catch((error: unknown) => {
   process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
