@@ -1,12 +1,12 @@
 import type { Step, StepContext } from '../step.js';
 import { type EcosystemInput, renderEcosystem } from '../templates/pm2-ecosystem.js';
 import { StepError } from './commands.js';
-import { installConfigFile } from './config-file.js';
 import { claim, recordOnce } from './ledger.js';
 import { pm2, pm2DaemonEntry, pm2Lock, pm2Processes } from './pm2.js';
 import { ensureBootResurrection } from './pm2-startup.js';
 import { readFile } from './remote-files.js';
 import { type SiteLayout, siteLayout, sitePort } from './site-layout.js';
+import { asOwner, writeUserFile } from './user-files.js';
 
 /** What PM2 runs, relative to `current`; the recipe decides (placeholder app or a framework's CLI). */
 export type ProcessCommand = Pick<EcosystemInput, 'script' | 'args' | 'env'> & {
@@ -20,6 +20,7 @@ export type ProcessCommand = Pick<EcosystemInput, 'script' | 'args' | 'env'> & {
  * The site's PM2 process from an ecosystem file in the site directory (cluster mode, named after
  * the domain, cwd `current`, PORT set), run by the site user's PM2 and saved with `pm2 save`.
  * The user's daemon is recorded first, as shared: the removal of their last Node site stops it.
+ * The ecosystem file and the env file lie in the user's tree: written and read as that user.
  */
 export function ensurePm2Process(command: ProcessCommand): Step {
   return {
@@ -48,14 +49,19 @@ async function ensureProcess(ctx: StepContext, layout: SiteLayout, command: Proc
   const port = sitePort(ctx.site);
   const env = {
     ...command.env,
-    ...(command.envFile ? await envFromFile(ctx, `${layout.current}/${command.envFile}`) : {}),
+    ...(command.envFile ? await envFromFile(ctx, layout.user, `${layout.current}/${command.envFile}`) : {}),
     ...(command.portVariable ? { [command.portVariable]: String(port) } : {}),
   };
-  const change = await installConfigFile(ctx, {
-    path: layout.ecosystem,
-    content: renderEcosystem({ name, cwd: layout.current, port, script: command.script, args: command.args, env }),
-    ownership: { owner: layout.user, group: layout.user, mode: '0644' },
-  });
+  const change = await writeUserFile(
+    ctx,
+    {
+      user: layout.user,
+      path: layout.ecosystem,
+      content: renderEcosystem({ name, cwd: layout.current, port, script: command.script, args: command.args, env }),
+      mode: '0644',
+    },
+    { onlyIfChanged: true },
+  );
   if (change !== 'unchanged') ctx.log(`wrote ${layout.ecosystem}`);
 
   if (!existing) {
@@ -75,10 +81,21 @@ async function ensureProcess(ctx: StepContext, layout: SiteLayout, command: Proc
   await ensureBootResurrection(ctx, layout.user, layout.home);
 }
 
-async function envFromFile(ctx: StepContext, path: string): Promise<Record<string, string>> {
-  const text = await readFile(ctx, path);
-  if (text === null) throw new StepError(`${path} is missing; the install step writes it`);
+/**
+ * The env file's variables, read as the site user. Its text never reaches the log: a file that is
+ * not a JSON object of variables is reported by name only (JSON.parse's message quotes the text).
+ */
+async function envFromFile(ctx: StepContext, user: string, path: string): Promise<Record<string, string>> {
+  const text = await readFile(ctx, path, asOwner(user));
+  if (text === null) throw new StepError(`${path} is missing or unreadable by ${user}; the install step writes it`);
   if (text.trim() === '') return {};
-  const parsed = JSON.parse(text) as Record<string, unknown>;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = null;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new StepError(`${path} is not a JSON object of environment variables`);
   return Object.fromEntries(Object.entries(parsed).map(([key, value]) => [key, String(value)]));
 }

@@ -4,6 +4,7 @@ import { claim } from './ledger.js';
 import { kindOf, linkOf, modeOf, probe } from './probe.js';
 import { below, INITIAL_RELEASE, type SiteLayout, siteLayout } from './site-layout.js';
 import { makeSiteDirectories } from './site-tree.js';
+import { asOwner } from './user-files.js';
 
 /**
  * What the first release holds until a deployment: a page at `pageDir` (relative to the release:
@@ -29,17 +30,23 @@ export function ensureSiteDirectory(placeholder: Placeholder): Step {
     async run(ctx: StepContext) {
       const layout = siteLayout(ctx.site);
       const file = placeholderFile(ctx.site, layout, placeholder);
-      const [homeMode, rootKind, releases, initial, shared, current, fileKind, acmeKind] = await probe(ctx, [
-        modeOf(layout.home),
-        kindOf(layout.root),
-        kindOf(layout.releases),
-        kindOf(layout.initialRelease),
-        kindOf(layout.shared),
-        linkOf(layout.current),
-        // Without a placeholder the release stands in (its answer is not used).
-        kindOf(file?.file ?? layout.initialRelease),
-        kindOf(layout.acmeDir),
-      ]);
+      const [homeMode, rootKind, releases, initial, shared, current, fileKind, acmeKind] = await probe(
+        ctx,
+        [
+          modeOf(layout.home),
+          kindOf(layout.root),
+          kindOf(layout.releases),
+          kindOf(layout.initialRelease),
+          kindOf(layout.shared),
+          linkOf(layout.current),
+          // Without a placeholder the release stands in (its answer is not used).
+          kindOf(file?.file ?? layout.initialRelease),
+          kindOf(layout.acmeDir),
+          // As the site user: the tree is theirs (a link planted at releases/ must not be followed by
+          // root), and everything asked is theirs to see: their home, the tree, the ACME directory (0755).
+        ],
+        asOwner(layout.user),
+      );
       const rootExists = rootKind !== null;
       const acmeExists = acmeKind !== null;
       await claim(
