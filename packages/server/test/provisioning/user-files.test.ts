@@ -16,8 +16,12 @@ import type { Executor } from '../../src/provisioning/executor.js';
 import { DryRunExecutor } from '../../src/provisioning/executors/dry-run.js';
 import { LocalExecutor } from '../../src/provisioning/executors/local.js';
 import { recipeFor } from '../../src/provisioning/recipes/index.js';
+import { ensurePm2Process } from '../../src/provisioning/steps/ensure-pm2-process.js';
+import { SOKETI_PROCESS } from '../../src/provisioning/steps/frameworks/install-soketi.js';
 import { pointUserLink, writeUserFile } from '../../src/provisioning/steps/user-files.js';
 import { makeContext, runSteps } from './support/context.js';
+import { FakeLedger } from './support/fake-ledger.js';
+import { FakeServer } from './support/fake-server.js';
 import { siteOf } from './support/sites.js';
 
 /**
@@ -120,5 +124,26 @@ describe('on a dry-run server', () => {
     expect(writes[0]).toContain('"asUser":"alice","cwd":"/","umask":"077","stdin":"<redacted');
     const asRoot = lines.filter((line) => line.includes('/home/alice/') && !line.includes('"asUser":"alice"'));
     expect(asRoot.filter((line) => /^(install|dd|cat|stat|sha256sum|readlink|ln|mv|chown|chmod) /.test(line))).toEqual([]);
+  });
+});
+
+describe('what the PM2 step reads from the user’s tree', () => {
+  it('never puts the env file’s text in an error or the log (JSON.parse would quote it)', async () => {
+    const server = new FakeServer();
+    const site = siteOf('soketi');
+    const ledger = new FakeLedger();
+    await runSteps(makeContext(server.exec, site, { ledger }), recipeFor('soketi').create(site));
+    // The user replaces the file with something that is not JSON: a copy of a secret of theirs, say.
+    const envFile = '/home/alice/soketi.example.com/releases/soketi/soketi.env.json';
+    server.fs.write(envFile, 'TOP-SECRET-VALUE not json', { owner: 'alice', group: 'alice', mode: '600' });
+    const again = makeContext(server.exec, site, { ledger });
+    const failure = await ensurePm2Process(SOKETI_PROCESS)
+      .run(again)
+      .then(
+        () => null,
+        (error: Error) => error.message,
+      );
+    expect(failure).toBe('/home/alice/soketi.example.com/current/soketi.env.json is not a JSON object of environment variables');
+    expect(again.logs.join('\n')).not.toContain('TOP-SECRET');
   });
 });
