@@ -24,15 +24,22 @@ const CANARY = `/root/siteplane-canary-${id}`;
 const PWNED = `/etc/nginx/sites-enabled/pwned-${id}`;
 const domain = (name: string) => `${name}-${id}.siteplane.test`;
 
-/** What must not change: the secret file (content, mtime, owner, mode), root's and nginx's directories. */
+/**
+ * What must not change: the secret file (content, mtime, owner, mode), root's and nginx's
+ * directories. Left out: the sites' own vhosts (of this run or another suite's on the same host),
+ * the secrets and canaries of other runs of this file, and root's npm cache (root's own npm, which
+ * installs PM2, makes it).
+ */
 async function outside(): Promise<Record<string, string>> {
-  const ownSite = (name: string) => name.includes(id) && name.endsWith('.siteplane.test.conf');
+  const ownSite = (name: string) => name.endsWith('.siteplane.test.conf');
+  const othersRun = (name: string) =>
+    name === '.npm' || (/^siteplane-(secret|canary)-[0-9a-f]{6}$/.test(name) && !name.endsWith(`-${id}`));
   const stat = await run('stat', ['-c', '%Y %s %a %U:%G %F', '--', SECRET]);
   const sum = await run('sha256sum', ['--', SECRET]);
   const canary = await run('find', [CANARY, '-printf', '%p %y %s %T@\\n']);
   return {
     secret: `${stat.stdout.trim()} ${sum.stdout.trim()}`,
-    root: (await listDir('/root')).join(' '),
+    root: (await listDir('/root')).filter((n) => !othersRun(n)).join(' '),
     canary: canary.stdout,
     sitesEnabled: (await listDir('/etc/nginx/sites-enabled')).filter((n) => !ownSite(n)).join(' '),
     sitesAvailable: (await listDir('/etc/nginx/sites-available')).filter((n) => !ownSite(n)).join(' '),
