@@ -30,6 +30,8 @@ export function ensureSiteDirectory(placeholder: Placeholder): Step {
     async run(ctx: StepContext) {
       const layout = siteLayout(ctx.site);
       const file = placeholderFile(ctx.site, layout, placeholder);
+      // Asked as the site user: the tree is theirs (root must not follow a link planted at releases/),
+      // and everything asked is theirs to see: their home, the tree, the ACME directory (0755).
       const [homeMode, rootKind, releases, initial, shared, current, fileKind, acmeKind] = await probe(
         ctx,
         [
@@ -42,8 +44,6 @@ export function ensureSiteDirectory(placeholder: Placeholder): Step {
           // Without a placeholder the release stands in (its answer is not used).
           kindOf(file?.file ?? layout.initialRelease),
           kindOf(layout.acmeDir),
-          // As the site user: the tree is theirs (a link planted at releases/ must not be followed by
-          // root), and everything asked is theirs to see: their home, the tree, the ACME directory (0755).
         ],
         asOwner(layout.user),
       );
