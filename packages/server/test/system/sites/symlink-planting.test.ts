@@ -33,7 +33,7 @@ const domain = (name: string) => `${name}-${id}.siteplane.test`;
 async function outside(): Promise<Record<string, string>> {
   const ownSite = (name: string) => name.endsWith('.siteplane.test.conf');
   const othersRun = (name: string) =>
-    name === '.npm' || (/^siteplane-(secret|canary)-[0-9a-f]{6}$/.test(name) && !name.endsWith(`-${id}`));
+    name === '.npm' || (/^(siteplane-secret|siteplane-canary|pwned)-[0-9a-f]{6}$/.test(name) && !name.endsWith(`-${id}`));
   const stat = await run('stat', ['-c', '%Y %s %a %U:%G %F', '--', SECRET]);
   const sum = await run('sha256sum', ['--', SECRET]);
   const canary = await run('find', [CANARY, '-printf', '%p %y %s %T@\\n']);
@@ -41,7 +41,7 @@ async function outside(): Promise<Record<string, string>> {
     secret: `${stat.stdout.trim()} ${sum.stdout.trim()}`,
     root: (await listDir('/root')).filter((n) => !othersRun(n)).join(' '),
     canary: canary.stdout,
-    sitesEnabled: (await listDir('/etc/nginx/sites-enabled')).filter((n) => !ownSite(n)).join(' '),
+    sitesEnabled: (await listDir('/etc/nginx/sites-enabled')).filter((n) => !ownSite(n) && !othersRun(n)).join(' '),
     sitesAvailable: (await listDir('/etc/nginx/sites-available')).filter((n) => !ownSite(n)).join(' '),
     confD: (await listDir('/etc/nginx/conf.d')).join(' '),
   };
