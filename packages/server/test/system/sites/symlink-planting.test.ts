@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExecutorProbe, Harness, type JsonBody, removeSystemUser, runId } from './support/harness.js';
-import { listDir, mustRun, run } from './support/host.js';
+import { listDir, mustRun, pathKind, run } from './support/host.js';
 
 /**
  * Issue 10 item 7 "root never follows a path the site user controls", on a real server over SSH.
@@ -62,17 +62,21 @@ function plant(link: string, target: string): Promise<void> {
  * probe): before the write, and again before a second command of a two-step write (`install`
  * then `dd`), so a write that reopens the path by name meets the link.
  */
-function plantBeforeWrites(probe: ExecutorProbe, plants: { path: string; target: string }[]): void {
+function plantBeforeWrites(probe: ExecutorProbe, plants: { path: string; target: string }[]): Map<string, number> {
   const seen = new Map<string, number>();
+  const planted = new Map<string, number>();
   probe.hook = async (argv, phase) => {
     if (phase !== 'before') return;
     for (const { path, target } of plants) {
       if (!argv.some((arg) => arg.includes(path))) continue;
       const count = (seen.get(path) ?? 0) + 1;
       seen.set(path, count);
-      if (count >= 2) await plant(path, target);
+      if (count < 2) continue;
+      await plant(path, target);
+      planted.set(path, (planted.get(path) ?? 0) + 1);
     }
   };
+  return planted;
 }
 
 /** Every log line and error of the site's operations, to look for what root may have read. */
@@ -115,7 +119,7 @@ describe('root never follows a path the site user controls (issue 10 item 7)', (
     const config = `${home}/${name}/releases/initial/wp-config.php`;
     // nginx is installed by this first site (its own sites-enabled/default comes with it): compare root's files.
     const before = await outside();
-    plantBeforeWrites(probe, [{ path: config, target: SECRET }]);
+    const planted = plantBeforeWrites(probe, [{ path: config, target: SECRET }]);
     const site = await h.createSite('wordpress', name, {
       database: `wp_${id}`,
       databaseUser: `wp_${id}`,
@@ -125,6 +129,10 @@ describe('root never follows a path the site user controls (issue 10 item 7)', (
     const done = await h.waitFor(site.uuid, ['installed', 'failed'], 1_200_000);
     probe.hook = null;
     settledClearly(done);
+    // The link was there when the write ran; the write replaced it.
+    expect(planted.get(config)).toBeGreaterThanOrEqual(1);
+    expect(pathKind(config)).toBe('file');
+    expect(done.status).toBe('installed');
     const after = await outside();
     expect({ secret: after.secret, root: after.root, canary: after.canary }).toEqual({
       secret: before.secret,
@@ -171,7 +179,7 @@ describe('root never follows a path the site user controls (issue 10 item 7)', (
     await mustRun('sh', ['-c', 'echo "# not Siteplane\'s" > "$1"', 'sh', vhost]);
     const snapshot = await outside();
 
-    plantBeforeWrites(probe, [
+    const planted = plantBeforeWrites(probe, [
       { path: `${release}/.env`, target: SECRET },
       { path: `${release}/.siteplane-installed`, target: PWNED },
     ]);
@@ -180,6 +188,12 @@ describe('root never follows a path the site user controls (issue 10 item 7)', (
     probe.hook = null;
     settledClearly(first);
     expect(await outside()).toEqual(snapshot);
+    // Installed up to the vhost Siteplane did not make; both links were there when their writes ran.
+    expect(first).toMatchObject({ status: 'failed', failure: { step: 'ensure nginx vhost' } });
+    expect(planted.get(`${release}/.env`)).toBeGreaterThanOrEqual(1);
+    expect(planted.get(`${release}/.siteplane-installed`)).toBeGreaterThanOrEqual(1);
+    expect(pathKind(`${release}/.env`)).toBe('file');
+    expect(pathKind(`${release}/.siteplane-installed`)).toBe('file');
     expect(await run('cat', ['--', `${release}/.env`]).then((r) => r.stdout)).not.toContain(SECRET_TEXT);
 
     // The user takes the install back to "unfinished" and points releases at a directory of root's
@@ -206,8 +220,12 @@ describe('root never follows a path the site user controls (issue 10 item 7)', (
     const third = await h.api('POST', `/api/v1/sites/${site.uuid}/retry`);
     expect(third.status).toBe(202);
     operations.push(third.body.operation.uuid);
-    settledClearly(await h.waitFor(site.uuid, ['installed', 'failed'], 600_000));
+    const installed = await h.waitFor(site.uuid, ['installed', 'failed'], 600_000);
+    settledClearly(installed);
     expect(await outside()).toEqual(snapshot);
+    // The ecosystem file was written as the user over the link; the site runs.
+    expect(installed.status).toBe('installed');
+    expect(pathKind(`${root}/ecosystem.config.cjs`)).toBe('file');
     expect(await operationText(h, operations)).not.toContain(SECRET_TEXT);
 
     // Removal: a link inside the tree to root's directory; rm -rf of the tree never follows it.
