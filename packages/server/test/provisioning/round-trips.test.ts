@@ -22,7 +22,9 @@ async function serverWithFirstSite(type: 'static-html' | 'php') {
 describe('round trips per site', () => {
   it.each([
     ['static-html', 6],
-    ['php', 8],
+    // PHP: 9 — the pool step asks root about the pool (/etc, the master's pid) and the user about
+    // the user's own temp and session directories (root never looks into the user's home).
+    ['php', 9],
   ] as const)('%s: a second site of the user takes %i', async (type, budget) => {
     const server = await serverWithFirstSite(type);
     const site = siteOf(type);
@@ -32,7 +34,10 @@ describe('round trips per site', () => {
     expect(server.unknown).toEqual([]);
   });
 
-  it.each(['static-html', 'php'] as const)('%s: running create again only probes, one round trip per step', async (type) => {
+  it.each([
+    ['static-html', 0],
+    ['php', 1], // the pool step's second probe, as the user (above)
+  ] as const)('%s: running create again only probes, one round trip per step (+%i)', async (type, extra) => {
     const server = await serverWithFirstSite(type);
     const site = siteOf(type);
     const ledger = new FakeLedger();
@@ -40,7 +45,7 @@ describe('round trips per site', () => {
     const steps = recipeFor(type).create(site);
     const calls = server.calls.length;
     await runSteps(makeContext(server.exec, site, { ledger }), steps);
-    expect(server.calls.length - calls).toBe(steps.length);
+    expect(server.calls.length - calls).toBe(steps.length + extra);
   });
 
   it('inside the site root every change is made by the site user, not by root', async () => {

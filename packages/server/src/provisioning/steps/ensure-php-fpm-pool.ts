@@ -42,14 +42,12 @@ export function ensurePhpFpmPool(phpVersion: string | undefined): Step {
           sessionDir: pool.sessionDir,
         });
         // The user's second site finds the pool in place and its master running: one round trip.
-        const [hash, pid, ...modes] = await probe(ctx, [
-          hashOf(pool.file),
-          livePidOf(pool.pidFile),
-          modeOf(pool.privateDir),
-          modeOf(pool.tmpDir),
-          modeOf(pool.sessionDir),
-        ]);
-        // Before the pool goes live: its workers use them from the first request.
+        const [hash, pid] = await probe(ctx, [hashOf(pool.file), livePidOf(pool.pidFile)]);
+        // The user's own directories are looked at by the user (root never follows a path there),
+        // and made before the pool goes live: its workers use them from the first request.
+        const modes = await probe(ctx, [modeOf(pool.privateDir), modeOf(pool.tmpDir), modeOf(pool.sessionDir)], {
+          asUser: pool.user,
+        });
         if (modes.some((mode) => mode !== '700')) await makePoolDirectories(ctx, pool);
         const change =
           hash === sha256(content)

@@ -1,13 +1,13 @@
 import type { Step, StepContext } from '../step.js';
 import { type EcosystemInput, renderEcosystem } from '../templates/pm2-ecosystem.js';
 import { mustRun, StepError } from './commands.js';
-import { installConfigFile } from './config-file.js';
 import { claim, recordOnce } from './ledger.js';
 import { asSiteUser, pm2, pm2DaemonEntry, pm2Lock, pm2Processes } from './pm2.js';
 import { ensureBootResurrection } from './pm2-startup.js';
 import { modeOf, probe } from './probe.js';
 import { readFile } from './remote-files.js';
 import { type SiteLayout, siteLayout, sitePort } from './site-layout.js';
+import { asOwner, writeUserFile } from './user-files.js';
 
 /** What PM2 runs, relative to `current`; the recipe decides (placeholder app or a framework's CLI). */
 export type ProcessCommand = Pick<EcosystemInput, 'script' | 'args' | 'env'> & {
@@ -27,6 +27,7 @@ const ECOSYSTEM_MODE = '600';
  * The site's PM2 process from an ecosystem file in the site directory (cluster mode, named after
  * the domain, cwd `current`, PORT set, mode 0600), run by the site user's PM2 and saved with `pm2 save`.
  * The user's daemon is recorded first, as shared: the removal of their last Node site stops it.
+ * The ecosystem file and the env file lie in the user's tree: written and read as that user.
  */
 export function ensurePm2Process(command: ProcessCommand): Step {
   return {
@@ -56,14 +57,19 @@ async function ensureProcess(ctx: StepContext, layout: SiteLayout, command: Proc
   const port = sitePort(ctx.site);
   const env = {
     ...command.env,
-    ...(command.envFile ? await envFromFile(ctx, layout, `${layout.current}/${command.envFile}`) : {}),
+    ...(command.envFile ? await envFromFile(ctx, layout.user, `${layout.current}/${command.envFile}`) : {}),
     ...(command.portVariable ? { [command.portVariable]: String(port) } : {}),
   };
-  const change = await installConfigFile(ctx, {
-    path: layout.ecosystem,
-    content: renderEcosystem({ name, cwd: layout.current, port, script: command.script, args: command.args, env }),
-    ownership: { owner: layout.user, group: layout.user, mode: `0${ECOSYSTEM_MODE}` },
-  });
+  const change = await writeUserFile(
+    ctx,
+    {
+      user: layout.user,
+      path: layout.ecosystem,
+      content: renderEcosystem({ name, cwd: layout.current, port, script: command.script, args: command.args, env }),
+      mode: `0${ECOSYSTEM_MODE}`,
+    },
+    { onlyIfChanged: true },
+  );
   if (change !== 'unchanged') ctx.log(`wrote ${layout.ecosystem}`);
 
   if (!existing) {
@@ -103,11 +109,21 @@ async function keepPrivate(ctx: StepContext, layout: SiteLayout): Promise<void> 
   ctx.log(`restricted ${open.join(', ')} to ${layout.user}`);
 }
 
-/** Read as the site user: the file is in the user's release, where root would follow a link the user placed. */
-async function envFromFile(ctx: StepContext, layout: SiteLayout, path: string): Promise<Record<string, string>> {
-  const text = await readFile(ctx, path, asSiteUser(layout, layout.root));
-  if (text === null) throw new StepError(`${path} is missing; the install step writes it`);
+/**
+ * The env file's variables, read as the site user. Its text never reaches the log: a file that is
+ * not a JSON object of variables is reported by name only (JSON.parse's message quotes the text).
+ */
+async function envFromFile(ctx: StepContext, user: string, path: string): Promise<Record<string, string>> {
+  const text = await readFile(ctx, path, asOwner(user));
+  if (text === null) throw new StepError(`${path} is missing or unreadable by ${user}; the install step writes it`);
   if (text.trim() === '') return {};
-  const parsed = JSON.parse(text) as Record<string, unknown>;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = null;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new StepError(`${path} is not a JSON object of environment variables`);
   return Object.fromEntries(Object.entries(parsed).map(([key, value]) => [key, String(value)]));
 }

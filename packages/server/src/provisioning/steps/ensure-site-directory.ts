@@ -4,6 +4,7 @@ import { claim } from './ledger.js';
 import { accessOf, kindOf, linkOf, probe } from './probe.js';
 import { below, INITIAL_RELEASE, NGINX_GROUP, type SiteLayout, siteLayout } from './site-layout.js';
 import { makeSiteDirectories } from './site-tree.js';
+import { asOwner } from './user-files.js';
 
 /**
  * What the first release holds until a deployment: a page at `pageDir` (relative to the release:
@@ -35,18 +36,24 @@ export function ensureSiteDirectory(placeholder: Placeholder): Step {
     async run(ctx: StepContext) {
       const layout = siteLayout(ctx.site);
       const file = placeholderFile(ctx.site, layout, placeholder);
-      const [home, rootKind, rootAccess, releases, initial, shared, current, fileKind, acmeKind] = await probe(ctx, [
-        accessOf(layout.home),
-        kindOf(layout.root),
-        accessOf(layout.root),
-        kindOf(layout.releases),
-        kindOf(layout.initialRelease),
-        kindOf(layout.shared),
-        linkOf(layout.current),
-        // Without a placeholder the release stands in (its answer is not used).
-        kindOf(file?.file ?? layout.initialRelease),
-        kindOf(layout.acmeDir),
-      ]);
+      // Asked as the site user: the tree is theirs (root must not follow a link planted at releases/),
+      // and everything asked is theirs to see: their home, the tree, the ACME directory (0755).
+      const [home, rootKind, rootAccess, releases, initial, shared, current, fileKind, acmeKind] = await probe(
+        ctx,
+        [
+          accessOf(layout.home),
+          kindOf(layout.root),
+          accessOf(layout.root),
+          kindOf(layout.releases),
+          kindOf(layout.initialRelease),
+          kindOf(layout.shared),
+          linkOf(layout.current),
+          // Without a placeholder the release stands in (its answer is not used).
+          kindOf(file?.file ?? layout.initialRelease),
+          kindOf(layout.acmeDir),
+        ],
+        asOwner(layout.user),
+      );
       const rootExists = rootKind !== null;
       const acmeExists = acmeKind !== null;
       await claim(

@@ -48,7 +48,8 @@ export async function runningPm2Processes(
   ctx: StepContext,
   layout: Pick<SiteLayout, 'user' | 'home'>,
 ): Promise<Pm2Process[] | null> {
-  if ((await livePid(ctx, `${layout.home}/.pm2/pm2.pid`)) === null) return null;
+  // ~/.pm2 is the user's: its pid file is read (and the pid asked) as the user.
+  if ((await livePid(ctx, `${layout.home}/.pm2/pm2.pid`, { asUser: layout.user, cwd: '/' })) === null) return null;
   const list = await pm2ProcessList(ctx, layout);
   if (list === null) throw new StepError(`cannot read the PM2 process list of ${layout.user} (pm2 jlist)`);
   return list;

@@ -6,7 +6,9 @@ import { AS_ROOT, mustRun, run } from './commands.js';
 /**
  * File operations on the server, all argv (no shell). Contents travel on stdin to `install`, never
  * through echo or an argument. Probes answer "absent" on empty output, so a dry-run executor shows
- * the commands a bare server would get.
+ * the commands a bare server would get. The writers here run as root and are for root's own trees
+ * (/etc, /usr/local, /var/lib/siteplane); a site user's tree is written through user-files.ts, and
+ * the probes take `{ asUser }` there.
  */
 export type PathKind = 'file' | 'directory' | 'symlink' | 'other';
 

@@ -1,4 +1,4 @@
-import type { CommandResult } from '../executor.js';
+import type { CommandResult, RunOptions } from '../executor.js';
 import type { StepContext } from '../step.js';
 import { AS_ROOT, mustRun, run } from './commands.js';
 import { pathKind, readFile } from './remote-files.js';
@@ -96,11 +96,14 @@ export function testPhpFpm(ctx: StepContext, pool: Pick<FpmPoolLayout, 'binary' 
   return run(ctx, phpFpmTest(pool), AS_ROOT);
 }
 
-/** The pid in a daemon's pid file when that process is alive (no procps needed). */
-export async function livePid(ctx: StepContext, pidFile: string): Promise<string | null> {
-  const content = (await readFile(ctx, pidFile))?.trim() ?? '';
+/**
+ * The pid in a daemon's pid file when that process is alive (no procps needed). A pid file in a
+ * user's tree (their PM2 daemon's) is read, and its process asked, as that user (`options`).
+ */
+export async function livePid(ctx: StepContext, pidFile: string, options: RunOptions = AS_ROOT): Promise<string | null> {
+  const content = (await readFile(ctx, pidFile, options))?.trim() ?? '';
   if (!/^[1-9]\d*$/.test(content)) return null;
-  const alive = await run(ctx, ['kill', '-0', content], AS_ROOT);
+  const alive = await run(ctx, ['kill', '-0', content], options);
   return alive.code === 0 ? content : null;
 }
 

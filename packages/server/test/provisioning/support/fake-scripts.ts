@@ -5,6 +5,7 @@ import { POOL_DIRECTORIES } from '../../../src/provisioning/steps/ensure-php-fpm
 import { PROBE_SCRIPT } from '../../../src/provisioning/steps/probe.js';
 import { RELOAD_NGINX, RELOAD_PHP_FPM } from '../../../src/provisioning/steps/services.js';
 import { SITE_DIRECTORIES } from '../../../src/provisioning/steps/site-tree.js';
+import { USER_FILE_SCRIPT, USER_LINK_SCRIPT } from '../../../src/provisioning/steps/user-files.js';
 import { fail, ok } from './fake-commands.js';
 import type { FakeServer } from './fake-server.js';
 
@@ -106,9 +107,45 @@ export function runScript(server: FakeServer, argv: string[], options: RunOption
         sub,
       );
     }
+    case USER_FILE_SCRIPT:
+      return userFile(server, args, sub);
+    case USER_LINK_SCRIPT: {
+      const [target, temporary, link] = args as [string, string, string];
+      return sequence(
+        [
+          ['ln', '-s', '-f', '-n', '--', target, temporary],
+          ['mv', '-f', '-T', '--', temporary, link],
+        ],
+        sub,
+      );
+    }
     default:
       return null;
   }
+}
+
+/** user-files.ts USER_FILE_SCRIPT: compare, then temporary file → mode → rename over the file. */
+function userFile(server: FakeServer, args: string[], sub: Sub): CommandResult {
+  const [f, mode, want] = args as [string, string, string];
+  const fresh = `${f}.siteplane-new`;
+  if (want && answer(sub(['sha256sum', '--', f])).split(' ')[0] === want) return ok('unchanged\n');
+  const was = server.fs.get(f) ? 'updated' : 'created';
+  const removed = sub(['rm', '-f', '--', fresh]);
+  if (removed.code !== 0) return removed;
+  // `cat > new`: what dd of=new does.
+  const written = sequence(
+    [
+      ['dd', `of=${fresh}`, 'status=none'],
+      ['chmod', mode, '--', fresh],
+      ['mv', '-f', '-T', '--', fresh, f],
+    ],
+    (command) => sub(command, command[0] === 'dd'),
+  );
+  if (written.code !== 0) {
+    sub(['rm', '-f', '--', fresh]);
+    return written;
+  }
+  return ok(`${was}\n`);
 }
 
 type Sub = (command: string[], withStdin?: boolean) => CommandResult;

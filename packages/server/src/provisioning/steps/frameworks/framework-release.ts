@@ -2,14 +2,16 @@ import type { ProvisionedSite, StepContext } from '../../step.js';
 import { mustRun, mustRunLong, StepError } from '../commands.js';
 import { nativeBuildEnv, npmNodeGypVersion, npmRegistryArgs } from '../npm.js';
 import { asSiteUser } from '../pm2.js';
-import { linkTarget, makeDirectory, pathKind, pointLink, readFile, writeFile } from '../remote-files.js';
+import { linkTarget, pathKind, readFile } from '../remote-files.js';
 import { numberOption, type SiteLayout, siteLayout } from '../site-layout.js';
+import { asOwner, pointUserLink, writeUserFile } from '../user-files.js';
 
 /**
  * A framework that is itself the application (Strapi, Directus, Soketi) is installed into its own
  * release, releases/<name>, which then becomes `current`. The install runs npm as the site user
  * with settings.npmRegistry. `marker` is a file only a finished install has, so a resumed job
- * redoes an interrupted install and a finished one is left alone.
+ * redoes an interrupted install and a finished one is left alone. Everything below releases/ is
+ * the site user's tree: every probe, write and link here runs as that user (user-files.ts).
  */
 export interface FrameworkRelease {
   layout: SiteLayout;
@@ -32,17 +34,17 @@ export function typeVersion(site: ProvisionedSite, allowed: readonly number[]): 
 
 /** True when the release is complete (it may still have to be made live). */
 export async function isComplete(ctx: StepContext, release: FrameworkRelease): Promise<boolean> {
-  return (await pathKind(ctx, `${release.dir}/${INSTALLED_MARKER}`)) !== null;
+  return (await pathKind(ctx, `${release.dir}/${INSTALLED_MARKER}`, asOwner(release.layout.user))) !== null;
 }
 
 export async function isLive(ctx: StepContext, release: FrameworkRelease): Promise<boolean> {
-  return (await linkTarget(ctx, release.layout.current)) === `releases/${release.name}`;
+  return (await linkTarget(ctx, release.layout.current, asOwner(release.layout.user))) === `releases/${release.name}`;
 }
 
 export async function ensureReleaseDirectory(ctx: StepContext, release: FrameworkRelease): Promise<void> {
-  if ((await pathKind(ctx, release.dir)) !== null) return;
-  const user = release.layout.user;
-  await makeDirectory(ctx, release.dir, { owner: user, group: user, mode: '0755' });
+  const owner = asOwner(release.layout.user);
+  if ((await pathKind(ctx, release.dir, owner)) !== null) return;
+  await mustRun(ctx, ['mkdir', '-p', '-m', '0755', '--', release.dir], owner, `create ${release.dir}`);
 }
 
 /**
@@ -138,18 +140,17 @@ export async function runInRelease(
 export const INSTALLED_MARKER = '.siteplane-installed';
 
 export async function markInstalled(ctx: StepContext, release: FrameworkRelease): Promise<void> {
-  const user = release.layout.user;
-  await writeFile(ctx, `${release.dir}/${INSTALLED_MARKER}`, `${new Date().toISOString()}\n`, {
-    owner: user,
-    group: user,
-    mode: '0644',
-  });
+  const path = `${release.dir}/${INSTALLED_MARKER}`;
+  await writeUserFile(ctx, { user: release.layout.user, path, content: `${new Date().toISOString()}\n`, mode: '0644' });
 }
 
-/** Writes a file into the release, readable by the site user only (it may hold secrets). */
+/**
+ * Writes a file into the release as the site user, readable by that user only (it may hold
+ * secrets): never readable by others, not even before its mode is set, and a link planted at its
+ * name is replaced, not written through (user-files.ts).
+ */
 export async function writePrivate(ctx: StepContext, release: FrameworkRelease, name: string, content: string): Promise<void> {
-  const user = release.layout.user;
-  await writeFile(ctx, `${release.dir}/${name}`, content, { owner: user, group: user, mode: '0600' });
+  await writeUserFile(ctx, { user: release.layout.user, path: `${release.dir}/${name}`, content, mode: '0600' });
 }
 
 /** Read as the site user: the release is the user's tree, and root would follow a link placed there. */
@@ -158,6 +159,6 @@ export async function readReleaseFile(ctx: StepContext, release: FrameworkReleas
 }
 
 export async function makeLive(ctx: StepContext, release: FrameworkRelease): Promise<void> {
-  await pointLink(ctx, release.layout.current, `releases/${release.name}`, release.layout.user);
+  await pointUserLink(ctx, release.layout.user, release.layout.current, `releases/${release.name}`);
   ctx.log(`${release.layout.current} now points to releases/${release.name}`);
 }

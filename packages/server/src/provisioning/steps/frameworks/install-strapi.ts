@@ -1,8 +1,9 @@
 import type { Step, StepContext } from '../../step.js';
 import { mergeDotenv } from '../../templates/dotenv.js';
-import { AS_ROOT, mustRun, StepError } from '../commands.js';
+import { mustRun, StepError } from '../commands.js';
 import { pathKind } from '../remote-files.js';
 import { sitePort } from '../site-layout.js';
+import { asOwner } from '../user-files.js';
 import {
   allowInstallScripts,
   frameworkRelease,
@@ -54,8 +55,10 @@ export function installStrapi(version: number): Step {
       const release = frameworkRelease(ctx.site, 'strapi');
       if (!(await isComplete(ctx, release))) {
         // create-strapi-app refuses a non-empty directory: an interrupted scaffold starts over.
-        if ((await pathKind(ctx, release.dir)) !== null) {
-          await mustRun(ctx, ['rm', '-rf', '--', release.dir], AS_ROOT, 'remove an unfinished Strapi install');
+        // As the site user: root would follow a link the user put at releases/ (rm -rf resolves it).
+        const owner = asOwner(release.layout.user);
+        if ((await pathKind(ctx, release.dir, owner)) !== null) {
+          await mustRun(ctx, ['rm', '-rf', '--', release.dir], owner, 'remove an unfinished Strapi install');
           ctx.log(`removed the unfinished ${release.dir}`);
         }
         const chosen = (await chooseStrapiRelease(ctx, major)) ?? String(major);
