@@ -54,6 +54,9 @@ interface Answer {
   body: JsonBody;
 }
 
+/** The service's API over a real socket (listening on loopback), as a client and a provider reach it. */
+let base: string;
+
 /** Any method, JSON or a raw body with its own headers (webhooks are verified over raw bytes). */
 async function api(
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
@@ -62,17 +65,48 @@ async function api(
   options: { raw?: string; headers?: Record<string, string>; auth?: boolean } = {},
 ): Promise<Answer> {
   const json = payload === undefined ? undefined : JSON.stringify(payload);
-  const res = await h.service.app.inject({
+  const res = await fetch(`${base}${url}`, {
     method,
-    url,
     headers: {
       ...(options.auth === false ? {} : { authorization: `Bearer ${token}` }),
       ...(json === undefined ? {} : { 'content-type': 'application/json' }),
       ...options.headers,
     },
-    ...(options.raw !== undefined ? { payload: options.raw } : json !== undefined ? { payload: json } : {}),
+    ...(options.raw !== undefined ? { body: options.raw } : json !== undefined ? { body: json } : {}),
   });
-  return { status: res.statusCode, body: res.body ? (JSON.parse(res.body) as JsonBody) : {} };
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as JsonBody) : {} };
+}
+
+interface SseEvent {
+  id: string;
+  event: string;
+  data: JsonBody;
+}
+
+/** Follows GET /operations/<uuid>/events until the stream ends (after its `end` event). */
+async function followEvents(operation: string): Promise<SseEvent[]> {
+  const res = await fetch(`${base}/api/v1/operations/${operation}/events`, { headers: { authorization: `Bearer ${token}` } });
+  if (res.status !== 200 || !res.body) throw new Error(`events: ${res.status} ${await res.text()}`);
+  expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  const events: SseEvent[] = [];
+  let buffer = '';
+  const decoder = new TextDecoder();
+  for await (const chunk of res.body) {
+    buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const field = (name: string) =>
+        block
+          .split('\n')
+          .filter((l) => l.startsWith(`${name}: `))
+          .map((l) => l.slice(name.length + 2))
+          .join('\n');
+      if (field('event') !== '') events.push({ id: field('id'), event: field('event'), data: JSON.parse(field('data')) });
+    }
+  }
+  return events;
 }
 
 async function must(status: number, answer: Promise<Answer>, what: string): Promise<JsonBody> {
@@ -165,6 +199,7 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(`deployments end to end thr
       env: pgName ? { DATABASE_URL: PG_ADMIN.replace(/\/[^/]*$/, `/${pgName}`) } : {},
     });
     await h.registerServer();
+    base = await h.service.app.listen({ host: '127.0.0.1', port: 0 });
     token = (await createToken(h.service.storage.db, { name: `e2e-${id}`, scope: 'write' })).token;
   }, 900_000);
 
@@ -222,6 +257,8 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(`deployments end to end thr
       ),
     );
     expect(ds).toMatchObject({ trigger: 'manual', status: expect.stringMatching(/^(queued|running)$/) });
+    // The node deploy followed live over the event stream, from its start to its end.
+    const nodeEvents = followEvents(dn!.operation.uuid);
     const [s1, n1] = await Promise.all([succeeded(ds!.uuid), succeeded(dn!.uuid)]);
     figures['deploy v1 (both sites, in parallel) ms'] = Date.now() - started;
     figures['deploy v1 static duration_ms'] = s1.duration_ms;
@@ -233,6 +270,15 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(`deployments end to end thr
     expect(await body(nodeSite, 'node-v1 hello-from-env')).toBe('node-v1 hello-from-env');
     const env = await must(200, api('GET', `/api/v1/sites/${nodeSite.uuid}/environment`), 'GET environment');
     expect(env.deploy_needed).toBe(false);
+
+    const events = await nodeEvents;
+    expect(events.at(-1)).toMatchObject({ event: 'end', data: { status: 'succeeded' } });
+    const steps = new Set(events.filter((e) => e.event === 'step').map((e) => `${e.data.name} ${e.data.status}`));
+    expect([...steps].filter((s) => s.endsWith(' succeeded')).length).toBeGreaterThan(3);
+    expect(events.some((e) => e.event === 'log' && /commit [0-9a-f]{12} by Ada Tester/.test(e.data.line))).toBe(true);
+    // The runtime variable's value reaches the app, never the operation's log.
+    expect(JSON.stringify(events)).not.toContain('hello-from-env');
+    figures['node v1 deploy: events streamed'] = events.length;
   }, 1_800_000);
 
   it('deploys v2 from the trigger URL and from a signed GitHub push', async () => {
@@ -331,6 +377,17 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(`deployments end to end thr
       }
       await new Promise((r) => setTimeout(r, 100));
     }
+    // Two pushes while it runs: the first queued one collapses into the second, which is then cancelled before it runs.
+    const hook = await must(200, api('POST', `/api/v1/sites/${staticSite.uuid}/webhook`, { rotate: ['trigger_url'] }), 'rotate');
+    const trigger = new URL(hook.trigger_url).pathname;
+    const first = await must(202, api('POST', trigger, {}, { auth: false }), 'trigger 1');
+    const second = await must(202, api('POST', trigger, {}, { auth: false }), 'trigger 2');
+    expect(first.deployment).not.toBe(second.deployment);
+    const collapsed = await must(200, api('GET', `/api/v1/deployments/${first.deployment}`), 'GET collapsed');
+    expect(collapsed).toMatchObject({ status: 'cancelled', superseded_by: second.deployment });
+    const dropped = await must(200, api('POST', `/api/v1/deployments/${second.deployment}/cancel`, {}), 'cancel queued');
+    expect(dropped.status).toBe('cancelled');
+
     const cancelAt = Date.now();
     const asked = await must(202, api('POST', `/api/v1/deployments/${d.uuid}/cancel`, {}), 'POST cancel');
     expect(asked.cancel_requested).toBe(true);
@@ -339,5 +396,16 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(`deployments end to end thr
     expect(end.status).toBe('cancelled');
     expect((await run('pgrep', ['-u', user, '-f', 'sleep 93'])).stdout.trim()).toBe('');
     expect(await body(staticSite, 'static-v1')).toBe('static-v1');
+    const again = await api('POST', `/api/v1/deployments/${d.uuid}/cancel`, {});
+    expect(again).toMatchObject({ status: 409, body: { code: 'deployment_finished' } });
+
+    const list = await must(200, api('GET', `/api/v1/sites/${staticSite.uuid}/deployments`), 'GET deployments');
+    expect(list.data.slice(-3).map((x: JsonBody) => `${x.uuid} ${x.status}`)).toEqual(
+      [d.uuid, first.deployment, second.deployment].map((u) => `${u} cancelled`),
+    );
+    const deliveries = await must(200, api('GET', `/api/v1/sites/${staticSite.uuid}/webhook/deliveries`), 'GET deliveries');
+    figures['webhook deliveries (provider outcome reason)'] = deliveries.data.map((x: JsonBody) =>
+      `${x.provider} ${x.outcome} ${x.reason ?? ''}`.trim(),
+    );
   }, 900_000);
 });
