@@ -169,6 +169,7 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(`deployments end to end thr
   let profile: JsonBody;
   let v1: string;
   let v2: string;
+  let nodeV1: string;
   const deployments: Record<string, JsonBody> = {};
 
   beforeAll(async () => {
@@ -216,7 +217,7 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(`deployments end to end thr
     const [s, n] = await Promise.all([h.createSite('static-html', domain('static')), h.createSite('nodejs-ssr', domain('node'))]);
     [staticSite, nodeSite] = await Promise.all([h.waitInstalled(s, 900_000), h.waitInstalled(n, 900_000)]);
     v1 = await commit('static', staticFiles('v1'), 'static v1');
-    await commit('node', nodeFiles('v1'), 'node v1');
+    nodeV1 = await commit('node', nodeFiles('v1'), 'node v1');
 
     profile = await must(
       201,
@@ -407,5 +408,46 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(`deployments end to end thr
     figures['webhook deliveries (provider outcome reason)'] = deliveries.data.map((x: JsonBody) =>
       `${x.provider} ${x.outcome} ${x.reason ?? ''}`.trim(),
     );
+  }, 900_000);
+  it('node: a new variable and v2, rollback to the release with its own variables, then an older commit on request', async () => {
+    await must(
+      200,
+      api('PATCH', `/api/v1/sites/${nodeSite.uuid}/environment`, {
+        set: { GREETING: { value: 'second-value', scope: 'runtime' } },
+      }),
+      'PATCH environment',
+    );
+    const nodeV2 = await commit('node', nodeFiles('v2'), 'node v2');
+    const d2 = await succeeded(
+      (await must(202, api('POST', `/api/v1/sites/${nodeSite.uuid}/deployments`, {}), 'POST deployments')).uuid,
+    );
+    expect(d2.commit).toMatchObject({ sha: nodeV2 });
+    expect(await body(nodeSite, 'node-v2 second-value')).toBe('node-v2 second-value');
+
+    // The previous release by default; it runs with the variables it was deployed with.
+    const started = Date.now();
+    const rb = await succeeded(
+      (await must(202, api('POST', `/api/v1/sites/${nodeSite.uuid}/rollback`, {}), 'POST rollback')).uuid,
+    );
+    figures['node rollback ms'] = Date.now() - started;
+    expect(rb.rollback).toMatchObject({ from_release: d2.release, environment_changed: true });
+    expect(await body(nodeSite, 'node-v1 hello-from-env')).toBe('node-v1 hello-from-env');
+
+    // An older commit asked for by sha is a new release with today's variables.
+    const older = await succeeded(
+      (await must(202, api('POST', `/api/v1/sites/${nodeSite.uuid}/deployments`, { commit: nodeV1 }), 'POST deployments')).uuid,
+    );
+    expect(older).toMatchObject({ requested_commit: nodeV1, commit: { sha: nodeV1, message: 'node v1' } });
+    expect(await body(nodeSite, 'node-v1 second-value')).toBe('node-v1 second-value');
+  }, 900_000);
+
+  it('deletes both deployed sites: their releases, mirror and processes go with them', async () => {
+    for (const site of [staticSite, nodeSite]) {
+      const del = await h.deleteSite(site.uuid);
+      await h.waitGone(site, del.operation.uuid, 300_000);
+      expect((await run('ls', ['-A', '--', `/home/${user}/${site.domain}`])).code).not.toBe(0);
+      expect((await api('GET', `/api/v1/sites/${site.uuid}/deployments`)).status).toBe(404);
+    }
+    expect((await run('pgrep', ['-u', user, '-f', 'server.js'])).stdout.trim()).toBe('');
   }, 900_000);
 });
