@@ -328,4 +328,14 @@ describe('manifest and prune (issue 11 item 6)', () => {
     expect(releasesToRemove(['initial', 'r1', 'r2', 'r3', 'r4'], 2, 'r4', null)).toEqual(['initial', 'r1', 'r2']);
     expect(releasesToRemove(['initial', 'r1', 'r2', 'r3', 'r4'], 2, 'r2', null)).toEqual(['initial', 'r3', 'r4']);
   });
+
+  it('prune with the control plane’s kept list: a cancelled or failed release never pushes a rollback target out', () => {
+    // r1 live before (a rollback to it), r2 and r3 successful, r4c a cancelled deploy, r5 just went live, keep 3.
+    const names = ['initial', 'r1', 'r2', 'r3', 'r4c', 'r5', 'r6.partial'];
+    // By count alone r2 and r3 went, though POST …/rollback still offers them (the system test's failure).
+    expect(releasesToRemove(names, 3, 'r5', 'r1')).toEqual(['r6.partial', 'initial', 'r2', 'r3']);
+    expect(releasesToRemove(names, 3, 'r5', 'r1', ['r3', 'r2'])).toEqual(['r6.partial', 'initial', 'r4c']);
+    // Keep 1: only the live release and the one live before it stay.
+    expect(releasesToRemove(names, 1, 'r5', 'r3', [])).toEqual(['r6.partial', 'initial', 'r1', 'r2', 'r4c']);
+  });
 });
