@@ -409,6 +409,33 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(`deployments end to end thr
       `${x.provider} ${x.outcome} ${x.reason ?? ''}`.trim(),
     );
   }, 900_000);
+  it('rolls back to every release the API still offers after a deploy pruned (a cancelled release on disk)', async () => {
+    // On disk now: the placeholder, three successful releases, the cancelled one; v1 is live.
+    await must(
+      200,
+      api('PATCH', `/api/v1/sites/${staticSite.uuid}/deploy-settings`, { hooks: [], keepReleases: 3 }),
+      'PATCH deploy-settings',
+    );
+    await commit('static', staticFiles('v3'), 'static v3');
+    const v3 = await succeeded(
+      (await must(202, api('POST', `/api/v1/sites/${staticSite.uuid}/deployments`, {}), 'POST deployments')).uuid,
+    );
+    expect(await body(staticSite, 'static-v3')).toBe('static-v3');
+    const list = await must(200, api('GET', `/api/v1/sites/${staticSite.uuid}/deployments`), 'GET deployments');
+    const kept = (list.data as JsonBody[])
+      .filter((d) => d.trigger !== 'rollback' && d.status === 'succeeded')
+      .slice(-3)
+      .map((d) => d.release as string);
+    expect(kept.at(-1)).toBe(v3.release);
+    const onDisk = (await run('ls', ['-1', '--', `/home/${user}/${staticSite.domain}/releases`])).stdout.split('\n');
+    figures['static releases on disk after the v3 deploy (keep 3)'] = onDisk.filter(Boolean);
+    for (const release of kept.slice(0, -1).reverse()) {
+      const rb = await must(202, api('POST', `/api/v1/sites/${staticSite.uuid}/rollback`, { release }), `rollback to ${release}`);
+      await succeeded(rb.uuid);
+    }
+    expect(await body(staticSite, 'static-v2')).toBe('static-v2');
+  }, 900_000);
+
   it('node: a new variable and v2, rollback to the release with its own variables, then an older commit on request', async () => {
     await must(
       200,
