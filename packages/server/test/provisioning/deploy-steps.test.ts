@@ -7,7 +7,7 @@ import { renderManifest } from '../../src/provisioning/deploy/manifest.js';
 import type { DeployPlan, DeployProgress } from '../../src/provisioning/deploy/plan.js';
 import { releasesToRemove } from '../../src/provisioning/deploy/prune.js';
 import { SWITCH } from '../../src/provisioning/deploy/switch-current.js';
-import { CANCEL, HOOK } from '../../src/provisioning/deploy/user-command.js';
+import { CANCEL, HOOK, UserCommandFailed } from '../../src/provisioning/deploy/user-command.js';
 import type { CommandResult, Executor, RunOptions } from '../../src/provisioning/executor.js';
 import { DryRunExecutor } from '../../src/provisioning/executors/dry-run.js';
 import { makeContext, runSteps } from './support/context.js';
@@ -267,6 +267,21 @@ describe('cancel (issue 11 item 3, server side)', () => {
     const steps = deploySteps.deploy(site, plan(), progress(controller.signal));
     await expect(steps[1]!.run(makeContext(exec, site))).rejects.toThrow(DeployCancelled);
     expect(lines).toEqual([]);
+  });
+
+  it('a hook that exits non-zero fails its step with its exit status (the operation’s exit_code)', async () => {
+    const { exec } = dryRun((e) => e.answer(isScript(HOOK), { code: 3, stderr: 'broken\n' }));
+    const site = siteOf('static-html');
+    const hook = { name: 'fails', command: 'exit 3', stage: 'before-activate' as const, enabled: true };
+    const step = deploySteps.deploy(site, plan({ hooks: [hook] }), progress()).find((s) => s.name === 'hook: fails')!;
+    const ctx = makeContext(exec, site);
+    const failure = await step.run(ctx).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(UserCommandFailed);
+    expect(failure).toMatchObject({ exitCode: 3, message: expect.stringMatching(/^hook: fails exited with 3 after /) });
+    expect(ctx.logs).toContain('  broken');
   });
 
   it('a running build is stopped by TERM to its process group (as the site user) and fails as cancelled', async () => {
