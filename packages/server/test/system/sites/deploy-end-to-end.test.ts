@@ -409,13 +409,24 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(`deployments end to end thr
       `${x.provider} ${x.outcome} ${x.reason ?? ''}`.trim(),
     );
   }, 900_000);
-  it('rolls back to every release the API still offers after a deploy pruned (a cancelled release on disk)', async () => {
-    // On disk now: the placeholder, three successful releases, the cancelled one; v1 is live.
+  it('a failing hook fails the deploy and v1 keeps serving; rollback still reaches every release the API offers after a prune', async () => {
     await must(
       200,
-      api('PATCH', `/api/v1/sites/${staticSite.uuid}/deploy-settings`, { hooks: [], keepReleases: 3 }),
+      api('PATCH', `/api/v1/sites/${staticSite.uuid}/deploy-settings`, {
+        hooks: [{ name: 'fails', command: 'echo broken >&2; exit 3', stage: 'before-activate', enabled: true }],
+        keepReleases: 3,
+      }),
       'PATCH deploy-settings',
     );
+    const failed = await finished(
+      (await must(202, api('POST', `/api/v1/sites/${staticSite.uuid}/deployments`, {}), 'POST deployments')).uuid,
+    );
+    expect(failed.status).toBe('failed');
+    expect((await h.operation(failed.operation.uuid)).error).toMatchObject({ step: 'hook: fails', exit_code: 3 });
+    expect(await body(staticSite, 'static-v1')).toBe('static-v1');
+
+    // On disk now: the placeholder, three successful releases, the cancelled and the failed ones; v1 is live.
+    await must(200, api('PATCH', `/api/v1/sites/${staticSite.uuid}/deploy-settings`, { hooks: [] }), 'PATCH deploy-settings');
     await commit('static', staticFiles('v3'), 'static v3');
     const v3 = await succeeded(
       (await must(202, api('POST', `/api/v1/sites/${staticSite.uuid}/deployments`, {}), 'POST deployments')).uuid,
