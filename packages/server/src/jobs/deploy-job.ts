@@ -78,6 +78,7 @@ export async function prepareDeployRun(
     loadDeploySettings(db, site, type.defaults),
     openEnvironment(db, deps.secrets, site.uuid),
   ]);
+  const keptReleases = await earlierKeptReleases(db, site.uuid, deployment.uuid, settings.keepReleases);
   const ranMigrations = settings.hooks.some((h) => h.enabled && isMigrationHook(h)) ? 1 : 0;
   await db
     .updateTable('deployments')
@@ -94,6 +95,7 @@ export async function prepareDeployRun(
     sharedPaths: settings.sharedPaths.map((p) => ({ ...p })),
     environment: { build: env.build, runtime: env.runtime },
     keepReleases: settings.keepReleases,
+    keptReleases,
     healthCheck: { ...settings.healthCheck },
   };
   return {
@@ -105,6 +107,28 @@ export async function prepareDeployRun(
       return ports.deploy(provisioned, plan, progress.progress);
     },
   };
+}
+
+/**
+ * The releases of the site's newest keep − 1 successful deploys before this one: with this one,
+ * the releases POST …/rollback offers once it succeeds (use-cases/deployments/rollback.ts), so
+ * prune on the server keeps exactly those.
+ */
+async function earlierKeptReleases(db: Kysely<Database>, siteUuid: string, deploymentUuid: string, keep: number) {
+  if (keep <= 1) return [];
+  const rows = await db
+    .selectFrom('deployments')
+    .innerJoin('operations', 'operations.uuid', 'deployments.operation_uuid')
+    .select('deployments.release')
+    .where('deployments.site_uuid', '=', siteUuid)
+    .where('deployments.kind', '=', 'deploy')
+    .where('operations.status', '=', 'succeeded')
+    .where('deployments.uuid', '!=', deploymentUuid)
+    .orderBy('deployments.created_at', 'desc')
+    .orderBy('deployments.uuid', 'desc')
+    .limit(keep - 1)
+    .execute();
+  return rows.map((r) => r.release);
 }
 
 /** The https user a provider expects beside a token (its documented token-over-git usernames). */

@@ -1,4 +1,5 @@
 import type { Kysely, Updateable } from 'kysely';
+import { UserCommandFailed } from '../provisioning/deploy/user-command.js';
 import { CommandFailed } from '../provisioning/executor.js';
 import { ConfigTestFailed } from '../provisioning/steps/config-file.js';
 import { ledgerFor } from '../storage/ledger-store.js';
@@ -65,7 +66,12 @@ export async function recordSuccess(run: OperationRun, deleteDatabase: boolean):
  */
 export async function recordFailure(run: OperationRun, step: string | null, idx: number, error: unknown): Promise<void> {
   const { deps, journal, op, site } = run;
-  const exitCode = error instanceof CommandFailed ? error.result.code : error instanceof ConfigTestFailed ? error.exitCode : null;
+  const exitCode =
+    error instanceof CommandFailed
+      ? error.result.code
+      : error instanceof ConfigTestFailed || error instanceof UserCommandFailed
+        ? error.exitCode
+        : null;
   // The message may quote a command's output, and it is stored and shown outside the log too.
   const message = run.redact(error instanceof Error ? error.message : String(error));
   journal.log(`step ${step ?? '(setup)'} failed: ${message}`);

@@ -96,6 +96,8 @@ describe(`deployments (${TEST_DB})`, () => {
       ],
       environment: { build: { VITE_NAME: 'Shop' }, runtime: { APP_KEY: envSecret } },
       keepReleases: 5,
+      // The site's first deploy: no earlier release for prune to keep.
+      keptReleases: [],
       healthCheck: { path: '/', timeoutSeconds: 30 },
     });
     expect(plan?.hooks.map((h) => h.name)).toEqual(['composer install', 'migrations', 'caches']);
@@ -149,6 +151,11 @@ describe(`deployments (${TEST_DB})`, () => {
     expect((await waitForDeployment(w, third.uuid, ['succeeded', 'failed'])).status).toBe('succeeded');
     // The superseded deploy never ran: only the newest did after the running one.
     expect(w.steps.deploys.slice(before).map((d) => d.plan.source.kind === 'git' && d.plan.source.commit)).toEqual(['bbbbbbb']);
+    // Prune keeps what rollback offers: earlier successful releases, newest first; never the superseded one's.
+    const kept = w.steps.deploys.at(-1)?.plan.keptReleases ?? [];
+    expect(kept[0]).toBe(running.release);
+    expect(kept).not.toContain(second.release);
+    expect(kept).not.toContain(third.release);
   });
 
   it('cancels a queued deployment at once and a running one by its signal; a finished one is 409', async () => {

@@ -7,7 +7,7 @@ import { renderManifest } from '../../src/provisioning/deploy/manifest.js';
 import type { DeployPlan, DeployProgress } from '../../src/provisioning/deploy/plan.js';
 import { releasesToRemove } from '../../src/provisioning/deploy/prune.js';
 import { SWITCH } from '../../src/provisioning/deploy/switch-current.js';
-import { CANCEL, HOOK } from '../../src/provisioning/deploy/user-command.js';
+import { CANCEL, HOOK, UserCommandFailed } from '../../src/provisioning/deploy/user-command.js';
 import type { CommandResult, Executor, RunOptions } from '../../src/provisioning/executor.js';
 import { DryRunExecutor } from '../../src/provisioning/executors/dry-run.js';
 import { makeContext, runSteps } from './support/context.js';
@@ -269,6 +269,21 @@ describe('cancel (issue 11 item 3, server side)', () => {
     expect(lines).toEqual([]);
   });
 
+  it('a hook that exits non-zero fails its step with its exit status (the operation’s exit_code)', async () => {
+    const { exec } = dryRun((e) => e.answer(isScript(HOOK), { code: 3, stderr: 'broken\n' }));
+    const site = siteOf('static-html');
+    const hook = { name: 'fails', command: 'exit 3', stage: 'before-activate' as const, enabled: true };
+    const step = deploySteps.deploy(site, plan({ hooks: [hook] }), progress()).find((s) => s.name === 'hook: fails')!;
+    const ctx = makeContext(exec, site);
+    const failure = await step.run(ctx).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(UserCommandFailed);
+    expect(failure).toMatchObject({ exitCode: 3, message: expect.stringMatching(/^hook: fails exited with 3 after /) });
+    expect(ctx.logs).toContain('  broken');
+  });
+
   it('a running build is stopped by TERM to its process group (as the site user) and fails as cancelled', async () => {
     const controller = new AbortController();
     const seen: { argv: readonly string[]; options: RunOptions }[] = [];
@@ -327,5 +342,15 @@ describe('manifest and prune (issue 11 item 6)', () => {
     // A job resumed after activation does not know the previous release: the one made before the live one stays.
     expect(releasesToRemove(['initial', 'r1', 'r2', 'r3', 'r4'], 2, 'r4', null)).toEqual(['initial', 'r1', 'r2']);
     expect(releasesToRemove(['initial', 'r1', 'r2', 'r3', 'r4'], 2, 'r2', null)).toEqual(['initial', 'r3', 'r4']);
+  });
+
+  it('prune with the control plane’s kept list: a cancelled or failed release never pushes a rollback target out', () => {
+    // r1 live before (a rollback to it), r2 and r3 successful, r4c a cancelled deploy, r5 just went live, keep 3.
+    const names = ['initial', 'r1', 'r2', 'r3', 'r4c', 'r5', 'r6.partial'];
+    // By count alone r2 and r3 went, though POST …/rollback still offers them (the system test's failure).
+    expect(releasesToRemove(names, 3, 'r5', 'r1')).toEqual(['r6.partial', 'initial', 'r2', 'r3']);
+    expect(releasesToRemove(names, 3, 'r5', 'r1', ['r3', 'r2'])).toEqual(['r6.partial', 'initial', 'r4c']);
+    // Keep 1: only the live release and the one live before it stay.
+    expect(releasesToRemove(names, 1, 'r5', 'r3', [])).toEqual(['r6.partial', 'initial', 'r1', 'r2', 'r4c']);
   });
 });

@@ -64,6 +64,13 @@ export interface DeployPlan {
   environment: { build: Record<string, string>; runtime: Record<string, string> };
   /** Releases kept after a successful deploy (the live one included). */
   keepReleases: number;
+  /**
+   * The releases of earlier successful deploys the control plane still offers for rollback (the
+   * newest keepReleases − 1). When given, prune keeps exactly these, the live release and the one
+   * live before it: releases of failed or cancelled deploys must not push a rollback target out.
+   * Absent: the newest keepReleases by name.
+   */
+  keptReleases?: string[];
   /** Health-gated activation: the path asked, a 2xx/3xx within timeoutSeconds. */
   healthCheck: { path: string; timeoutSeconds: number };
 }

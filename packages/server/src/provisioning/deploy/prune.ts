@@ -11,7 +11,13 @@ import { liveTarget } from './switch-current.js';
  * release is the oldest of all), never the live one nor the one live before it (a rollback's
  * default target). Leftovers of interrupted exports (`*.partial`) always go.
  */
-export function releasesToRemove(names: string[], keep: number, live: string | null, previous: string | null): string[] {
+export function releasesToRemove(
+  names: string[],
+  keep: number,
+  live: string | null,
+  previous: string | null,
+  kept?: readonly string[],
+): string[] {
   const partial = names.filter((name) => name.endsWith('.partial') || name.endsWith('.tar.gz'));
   const releases = names
     .filter((name) => !partial.includes(name) && !name.startsWith('.'))
@@ -21,6 +27,8 @@ export function releasesToRemove(names: string[], keep: number, live: string | n
     previous ??
     (live === null ? null : (releases.filter((name) => name !== live && sortKey(name) < sortKey(live)).at(-1) ?? null));
   const protectedNames = new Set([live, before].filter((name): name is string => name !== null));
+  // The control plane's list: everything else (failed or cancelled deploys' releases included) goes.
+  if (kept !== undefined) return [...partial, ...releases.filter((name) => !protectedNames.has(name) && !kept.includes(name))];
   const excess = Math.max(0, releases.length - Math.max(1, keep));
   const candidates = releases.filter((name) => !protectedNames.has(name));
   return [...partial, ...candidates.slice(0, Math.min(excess, candidates.length))];
@@ -47,7 +55,7 @@ export function pruneReleases(plan: DeployPlan, state: DeployState): Step {
       const names = listed.stdout.split('\n').filter(Boolean);
       const live = (await liveTarget(ctx, paths.layout))?.replace(/^releases\//, '') ?? null;
       const previous = state.previous?.replace(/^releases\//, '') ?? null;
-      const remove = releasesToRemove(names, plan.keepReleases, live, previous);
+      const remove = releasesToRemove(names, plan.keepReleases, live, previous, plan.keptReleases);
       for (const name of remove) if (name.includes('/')) throw new StepError(`odd release name ${name}`);
       for (const name of remove.filter((n) => !n.endsWith('.partial') && !n.endsWith('.tar.gz'))) checkReleaseName(name);
       if (remove.length === 0) {

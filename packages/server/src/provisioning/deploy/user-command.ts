@@ -82,7 +82,18 @@ export function userCommandStep(name: string, command: string, plan: DeployPlan,
       for (const line of output.slice(-OUTPUT_LINES)) ctx.log(`  ${line}`);
       ctx.log(`${name}: exit ${result.code} after ${seconds} s`);
       if (cancelled) throw new DeployCancelled(name);
-      if (result.code !== 0) throw new StepError(`${name} exited with ${result.code} after ${seconds} s`);
+      if (result.code !== 0) throw new UserCommandFailed(`${name} exited with ${result.code} after ${seconds} s`, result.code);
     },
   };
+}
+
+/** A hook or build that exited non-zero: its exit status becomes the failed step's and the operation's `exit_code`. */
+export class UserCommandFailed extends StepError {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+    this.name = 'UserCommandFailed';
+  }
 }
