@@ -12,10 +12,12 @@ export function serveCommand(program: Command): void {
       const config = loadConfig();
       const service = await buildService(config);
       const address = await service.app.listen({ host: config.host, port: config.port });
+      const metricsAddress = await service.listenMetrics();
       const store = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `SQLite ${config.dataDir}/siteplane.db`;
       process.stdout.write(
         `Siteplane listening on ${address} (storage: ${store})\n` +
           `API reference: ${address}/docs\n` +
+          (metricsAddress ? `Metrics: ${metricsAddress}/metrics\n` : '') +
           'Create a token: siteplane token create --name me (same SITEPLANE_DATA_DIR / DATABASE_URL)\n',
       );
       const stop = async () => {

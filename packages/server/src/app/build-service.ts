@@ -14,6 +14,10 @@ import { RenewalScheduler } from '../jobs/renewal-scheduler.js';
 import { ServerLocks } from '../jobs/server-locks.js';
 import { runSiteJob, type SiteJobDeps } from '../jobs/site-job.js';
 import { Worker } from '../jobs/worker.js';
+import { collectDatabaseGauges } from '../metrics/database-gauges.js';
+import { MetricsListener } from '../metrics/metrics-listener.js';
+import { scrapeTokenCheck } from '../metrics/scrape-token.js';
+import { ServiceMetrics, stepLabel } from '../metrics/service-metrics.js';
 import { deploySteps as serverDeploySteps } from '../provisioning/deploy/index.js';
 import type { DeploySteps } from '../provisioning/deploy/plan.js';
 import { detectFacts } from '../provisioning/detect-facts.js';
@@ -31,12 +35,14 @@ import type { Integrations } from '../use-cases/integrations.js';
 import { SiteListCache } from '../use-cases/sites/site-list-cache.js';
 import { siteTls } from '../use-cases/ssl/site-tls.js';
 import { type TlsSettings, tlsSettingsFrom } from '../use-cases/ssl/tls-settings.js';
+import { AcmeOrderLog } from './acme-order-log.js';
 import { type Clock, systemClock } from './clock.js';
 import { type Config, sqliteFile } from './config.js';
 import { executorFactory } from './executors.js';
 import { realIntegrations } from './integrations.js';
 import { createLogger } from './logger.js';
 import { defaultRecipes } from './recipes.js';
+import { serviceHealth } from './service-health.js';
 import { SshExecutorPool } from './ssh-executor-pool.js';
 
 export interface Service {
@@ -48,6 +54,10 @@ export interface Service {
   useCases: UseCaseDeps;
   logger: Logger;
   openapi: unknown;
+  /** The service's metrics (updated whether or not a scrape is configured; cheap). */
+  metrics: ServiceMetrics;
+  /** SITEPLANE_METRICS_ADDRESS set: starts its listener and answers its address; otherwise null. */
+  listenMetrics(): Promise<string | null>;
   close(): Promise<void>;
 }
 
@@ -122,6 +132,8 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     freeZoneBudget: config.freeZoneBudget,
   };
   const sshPool = new SshExecutorPool();
+  const metrics = new ServiceMetrics();
+  const acmeOrders = new AcmeOrderLog();
   const jobDeps: SiteJobDeps = {
     db: storage.db,
     secrets,
@@ -140,6 +152,13 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     changes,
     deploySteps: overrides.deploySteps ?? serverDeploySteps,
     cancelPollMs: overrides.cancelPollMs,
+    observe: {
+      step: (operation, step, outcome, seconds) =>
+        metrics.stepDuration.observe({ operation, step: stepLabel(step), outcome }, seconds),
+      operation: (kind, outcome) => {
+        if (kind === 'deploy' || kind === 'rollback') metrics.deployments.inc({ kind, outcome });
+      },
+    },
   };
   jobDeps.deploySlots = new DeploySlots(jobDeps.locks, config.deploysPerServer);
   jobDeps.extension = siteTls({
@@ -151,6 +170,10 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     dnsProvider: useCases.integrations.dnsProvider,
     egress,
     siteChanged: jobDeps.siteChanged,
+    orderOutcome: (outcome) => {
+      acmeOrders.record(outcome);
+      metrics.acmeOrders.inc({ outcome });
+    },
   });
   let renewals: RenewalScheduler | null = null;
   if (config.runWorker) {
@@ -158,6 +181,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
       concurrency: config.workerConcurrency,
       leaseMs: overrides.leaseMs ?? config.jobLeaseMs,
       pollMs: overrides.pollMs ?? 1_000,
+      observe: (job, outcome, seconds) => metrics.jobDuration.observe({ kind: job.kind, outcome }, seconds),
     });
     renewals = new RenewalScheduler(
       {
@@ -172,6 +196,16 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
       overrides.renewalIntervalMs,
     );
   }
+  metrics.registry.collect(async () => {
+    metrics.sshConnections.set({}, sshPool.openConnections);
+    await collectDatabaseGauges(storage.db, clock, metrics);
+  });
+  const render = () => metrics.registry.render();
+  const authorized = config.metrics.token ? scrapeTokenCheck(config.metrics.token) : null;
+  const exported = config.metrics.token !== null || config.metrics.address !== null;
+  // With an address of its own, /metrics is served only there; on the API's listener only with a token.
+  const scrapeOnApi = authorized && !config.metrics.address ? { authorized, render } : null;
+  const metricsListener = config.metrics.address ? new MetricsListener(render, authorized) : null;
   const { app, openapi } = buildHttp({
     useCases,
     authenticate: cachedAuthenticator((token) => actorForToken(storage.db, token)),
@@ -182,10 +216,8 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     rateLimit: { perToken: config.rateLimit, perAddress: config.rateLimitAddress },
     deploymentTrigger: overrides.deploymentTrigger ?? pushTrigger(useCases),
     sourceBranchOf: overrides.sourceBranchOf ?? sourceBranchOf(useCases),
-    health: async () => {
-      await sql`SELECT 1`.execute(storage.db);
-      return { database: true, worker: worker !== null };
-    },
+    health: serviceHealth({ db: storage.db, clock, worker, acme: acmeOrders }),
+    metrics: exported ? { requestDuration: metrics.requestDuration, scrape: scrapeOnApi } : undefined,
   });
   worker?.start();
   renewals?.start();
@@ -197,7 +229,13 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     useCases,
     logger,
     openapi,
+    metrics,
+    async listenMetrics() {
+      const address = config.metrics.address;
+      return metricsListener && address ? metricsListener.listen(address.host, address.port) : null;
+    },
     async close() {
+      await metricsListener?.close();
       await app.close();
       await renewals?.stop();
       await worker?.stop();

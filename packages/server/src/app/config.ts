@@ -75,6 +75,12 @@ export interface Config {
   freeZoneBudget: { perWeek: number; perTeamPerWeek: number };
   /** SITEPLANE_DEPLOYS_PER_SERVER: deployments building on one server at once (small servers: 1). */
   deploysPerServer: number;
+  /**
+   * SITEPLANE_METRICS_TOKEN: the bearer token a Prometheus scrape of GET /metrics sends (unset: no
+   * token is accepted). SITEPLANE_METRICS_ADDRESS (`host:port`): a listener of its own serving only
+   * /metrics, and the API's listener answers /metrics with 404. Neither set: /metrics is 404.
+   */
+  metrics: { token: string | null; address: { host: string; port: number } | null };
 }
 
 export const NODE_SOURCES = ['nodesource', 'npm'] as const;
@@ -161,6 +167,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const allowedTargets = parseAllowedTargets(str('SITEPLANE_ALLOWED_TARGETS', DEFAULT_ALLOWED_TARGETS));
   problems.push(...allowedTargets.problems);
 
+  const metricsToken = opt('SITEPLANE_METRICS_TOKEN');
+  if (metricsToken !== null && (metricsToken.length < 16 || /\s/.test(metricsToken)))
+    problems.push('SITEPLANE_METRICS_TOKEN must be at least 16 characters without spaces (openssl rand -hex 32)');
+  const metricsAddress = hostPort(opt('SITEPLANE_METRICS_ADDRESS'));
+  if (metricsAddress === 'invalid')
+    problems.push('SITEPLANE_METRICS_ADDRESS must be host:port, e.g. 127.0.0.1:9464 ([::1]:9464 for IPv6)');
+
   const config: Config = {
     host: str('HOST', '127.0.0.1'),
     port: int('PORT', 8080, 0, 65535),
@@ -207,6 +220,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       perTeamPerWeek: int('FREE_DOMAIN_TEAM_CERTIFICATES_PER_WEEK', 10, 0, 1_000_000),
     },
     deploysPerServer: int('SITEPLANE_DEPLOYS_PER_SERVER', 1, 1, 64),
+    metrics: { token: metricsToken, address: metricsAddress === 'invalid' ? null : metricsAddress },
   };
   for (const [name, value] of [
     ['WORDPRESS_SOURCE', config.wordpressSource],
@@ -217,6 +231,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** `host:port` or `[v6]:port` (port 0: any free one, for tests); null when unset. */
+function hostPort(value: string | null): { host: string; port: number } | null | 'invalid' {
+  if (value === null) return null;
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s]+)):(\d{1,5})$/.exec(value);
+  const port = Number(match?.[3]);
+  if (!match || port > 65535) return 'invalid';
+  return { host: (match[1] ?? match[2]) as string, port };
 }
 
 export function sqliteFile(config: Config): string {

@@ -26,6 +26,8 @@ interface Entry {
  */
 export class SshExecutorPool {
   private readonly entries = new Map<string, Entry>();
+  /** Every connection not closed yet: the current ones and retired ones still in use. */
+  private readonly live = new Set<Entry>();
 
   constructor(
     private readonly create: (options: SshExecutorOptions) => PooledSsh = (options) => new SshExecutor(options),
@@ -43,6 +45,7 @@ export class SshExecutorPool {
     if (!entry) {
       entry = { identity, exec: this.create(options), users: 0, idle: null, retired: false };
       this.entries.set(serverUuid, entry);
+      this.live.add(entry);
     }
     entry.users++;
     if (entry.idle) clearTimeout(entry.idle);
@@ -58,10 +61,16 @@ export class SshExecutorPool {
     return lease(held.exec, () => this.release(serverUuid, held));
   }
 
+  /** Connections held open (siteplane_ssh_connections_open). */
+  get openConnections(): number {
+    return this.live.size;
+  }
+
   /** Closes every connection (service shutdown, after the worker stopped). */
   async closeAll(): Promise<void> {
-    const all = [...this.entries.values()];
+    const all = [...this.live];
     this.entries.clear();
+    this.live.clear();
     await Promise.allSettled(
       all.map((entry) => {
         if (entry.idle) clearTimeout(entry.idle);
@@ -90,6 +99,7 @@ export class SshExecutorPool {
   private dispose(serverUuid: string, entry: Entry): void {
     if (entry.idle) clearTimeout(entry.idle);
     if (this.entries.get(serverUuid) === entry) this.entries.delete(serverUuid);
+    this.live.delete(entry);
     void entry.exec.close().catch(() => {});
   }
 }

@@ -1,7 +1,11 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { Clock } from '../app/clock.js';
+import type { Health } from '../app/service-health.js';
 import { ValidationError } from '../domain/field-errors.js';
+import { CONTENT_TYPE } from '../metrics/exposition.js';
+import type { Histogram } from '../metrics/registry.js';
+import { installRequestMetrics } from '../metrics/request-metrics.js';
 import type { IdempotencyStore } from '../storage/idempotency-store.js';
 import { WebhookDeliveries } from '../storage/webhook-deliveries.js';
 import type { DeploymentTrigger, SourceBranchOf } from '../use-cases/deployments/deployment-trigger.js';
@@ -29,7 +33,16 @@ export interface HttpDeps {
   clock: Clock;
   logger: Logger;
   version: string;
-  health(): Promise<{ database: boolean; worker: boolean }>;
+  /** Never throws: a part that cannot be checked is reported down. */
+  health(): Promise<Health>;
+  /**
+   * Present when metrics are exported (SITEPLANE_METRICS_TOKEN and/or SITEPLANE_METRICS_ADDRESS):
+   * request latencies are recorded; `scrape` set serves GET /metrics on this listener to that token.
+   */
+  metrics?: {
+    requestDuration: Histogram<'route' | 'method' | 'status'>;
+    scrape: { authorized(authorization: string | undefined): boolean; render(): Promise<string> } | null;
+  };
   /** Requests a minute per token and per client address without a valid token; 0 turns one off. Health and docs are exempt. */
   rateLimit: { perToken: number; perAddress: number };
   /** Starts deployments for push webhooks and trigger URLs. */
@@ -73,6 +86,7 @@ export function buildHttp(deps: HttpDeps): { app: FastifyInstance; openapi: Retu
     done(shape.errors.length ? new ValidationError(shape.errors) : null, parsed);
   });
   installErrorHandler(app);
+  if (deps.metrics) installRequestMetrics(app, deps.metrics.requestDuration);
   const idempotency = new IdempotencyKeys(deps.idempotency, deps.useCases.secrets, deps.clock);
   idempotency.install(app);
 
@@ -92,11 +106,23 @@ export function buildHttp(deps: HttpDeps): { app: FastifyInstance; openapi: Retu
   const docsHtml = renderDocsPage(openapi);
   app.get('/api/v1/openapi.json', async (_req, reply) => reply.type('application/json').send(openapiJson));
   app.get('/docs', async (_req, reply) => reply.type('text/html; charset=utf-8').send(docsHtml));
+  // 503 only when the database is down (this process cannot serve); a stalled worker or an
+  // unreachable CA is `degraded` with 200, so a load balancer keeps the API in rotation.
   app.get('/api/v1/health', async (_req, reply) => {
-    const h = await deps.health().catch(() => ({ database: false, worker: false }));
-    const ok = h.database;
-    return reply.status(ok ? 200 : 503).send({ status: ok ? 'ok' : 'degraded', version: deps.version, ...h });
+    const h = await deps.health();
+    const { parts } = h;
+    const ok = parts.database === 'ok' && parts.worker !== 'stalled' && parts.acme === 'ok';
+    return reply.status(h.database ? 200 : 503).send({ status: ok ? 'ok' : 'degraded', version: deps.version, ...h });
   });
+  const scrape = deps.metrics?.scrape;
+  if (scrape)
+    app.get('/metrics', async (req, reply) => {
+      if (!scrape.authorized(req.headers.authorization)) {
+        reply.header('WWW-Authenticate', 'Bearer realm="siteplane-metrics"');
+        return sendProblem(req, reply, 'unauthenticated', 'GET /metrics needs the bearer token of SITEPLANE_METRICS_TOKEN.');
+      }
+      return reply.type(CONTENT_TYPE).send(await scrape.render());
+    });
   return { app, openapi };
 }
 

@@ -46,6 +46,13 @@ export interface SiteJobDeps {
   deploySlots?: DeploySlots;
   /** How often a running deployment looks for a cancel request (default 1 s; tests shorten it). */
   cancelPollMs?: number;
+  /** Told of each step's and each operation's outcome (the service's metrics). */
+  observe?: SiteJobObserver;
+}
+
+export interface SiteJobObserver {
+  step(operationKind: string, stepName: string, outcome: 'succeeded' | 'failed', seconds: number): void;
+  operation(kind: string, outcome: 'succeeded' | 'failed' | 'cancelled'): void;
 }
 
 /** Work another module adds to site operations, without the runner knowing what it is. */
@@ -139,6 +146,7 @@ async function runOperation(deps: SiteJobDeps, job: JobRow, signal: JobSignal): 
       throw new TransientJobError(message);
     }
     await recordFailure(run, null, -1, new Error(message));
+    deps.observe?.operation(op.kind, 'failed');
     throw new Error(message);
   }
   let current = -1;
@@ -184,9 +192,12 @@ async function runOperation(deps: SiteJobDeps, job: JobRow, signal: JobSignal): 
         if (deployRun && (await cancelRequested(db, deployRun, op))) throw new DeployCancelled();
         await journal.stepStarted(idx, step.name);
         ctx.current = { operation: op.uuid, step: `${idx} ${step.name}` };
+        const startedAt = performance.now();
         try {
           await step.run(ctx);
+          deps.observe?.step(op.kind, step.name, 'succeeded', (performance.now() - startedAt) / 1000);
         } catch (error) {
+          deps.observe?.step(op.kind, step.name, 'failed', (performance.now() - startedAt) / 1000);
           // A step stopped by the cancel signal failed because it was told to: the deployment is cancelled.
           if (deployRun?.progress.cancelled.aborted) throw new DeployCancelled();
           throw error;
@@ -203,11 +214,13 @@ async function runOperation(deps: SiteJobDeps, job: JobRow, signal: JobSignal): 
       error.steps = { names: steps.map((s) => s.name), from: Math.max(0, current) };
       journal.log('cancelled by request; the steps from here on are aborted and the live release keeps serving');
       await recordFailure(run, steps[current]?.name ?? null, current, error);
+      deps.observe?.operation(op.kind, 'cancelled');
       return;
     }
     // Whatever failed, a run that lost its claim reports nothing: the job's new owner does.
     if (signal.leaseLost || error instanceof LeaseLost) throw await abandon(run);
     await recordFailure(run, steps[current]?.name ?? null, current, error);
+    deps.observe?.operation(op.kind, 'failed');
     // Redacted: the worker logs this (and stores it as last_error when it queues another attempt).
     throw error instanceof TransientJobError
       ? error
@@ -218,6 +231,7 @@ async function runOperation(deps: SiteJobDeps, job: JobRow, signal: JobSignal): 
   }
   await journal.flush();
   await recordSuccess(run, params.deleteDatabase === true);
+  deps.observe?.operation(op.kind, 'succeeded');
 }
 
 function provisionedSite(

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../app/clock.js';
+import type { JobOutcome } from '../metrics/service-metrics.js';
 import { backoffMs, type JobQueue, type JobRow } from './queue.js';
 
 /** What a job handler may throw to ask for another attempt later instead of failing the job. */
@@ -43,16 +44,30 @@ export class Worker {
   private timer: NodeJS.Timeout | null = null;
   private readonly inFlight = new Set<Promise<void>>();
   private filling: Promise<void> = Promise.resolve();
+  /** When the claim loop last ran (clock ms); a loop that stops coming round is a stalled worker. */
+  private lastPass = 0;
 
   constructor(
     private readonly queue: JobQueue,
     private readonly handle: JobHandler,
     private readonly clock: Clock,
     private readonly log: Logger,
-    private readonly options: { concurrency: number; leaseMs: number; pollMs: number },
+    private readonly options: {
+      concurrency: number;
+      leaseMs: number;
+      pollMs: number;
+      /** Told of every run's outcome and duration (siteplane_job_duration_seconds). */
+      observe?: (job: JobRow, outcome: JobOutcome, seconds: number) => void;
+    },
   ) {}
 
+  /** What the health check reads: is the claim loop coming round, and could it take a job now? */
+  state(): { lastPassAt: number; freeSlots: number } {
+    return { lastPassAt: this.lastPass, freeSlots: Math.max(0, this.options.concurrency - this.running) };
+  }
+
   start(): void {
+    this.lastPass = this.clock.now().getTime();
     this.stopped = false;
     this.wake();
   }
@@ -72,6 +87,7 @@ export class Worker {
   }
 
   private async fill(): Promise<void> {
+    this.lastPass = this.clock.now().getTime();
     while (!this.stopped && this.running < this.options.concurrency) {
       let job: JobRow | null;
       try {
@@ -93,6 +109,10 @@ export class Worker {
   }
 
   private async run(job: JobRow): Promise<void> {
+    // Every line about this job carries its id and its operation's, to follow one site's work in the logs.
+    const log = this.log.child({ job: job.uuid, operation: job.operation_uuid, kind: job.kind });
+    const startedAt = performance.now();
+    let outcome: JobOutcome = 'done';
     const signal: JobSignal = { leaseLost: false, settled: false };
     const beat = setInterval(
       async () => {
@@ -102,42 +122,44 @@ export class Worker {
             clearInterval(beat);
           }
         } catch (error) {
-          this.log.warn({ err: error, job: job.uuid }, 'heartbeat failed');
+          log.warn({ err: error }, 'heartbeat failed');
         }
       },
       Math.max(50, Math.floor(this.options.leaseMs / 3)),
     );
     try {
       await this.handle(job, signal);
-      if (!signal.settled) this.held(job, await this.queue.complete(job));
+      if (!signal.settled) this.held(log, job, await this.queue.complete(job));
     } catch (error) {
-      await this.failed(job, signal, error);
+      outcome = await this.failed(log, job, signal, error);
     } finally {
       clearInterval(beat);
+      this.options.observe?.(job, outcome, (performance.now() - startedAt) / 1000);
     }
   }
 
-  private async failed(job: JobRow, signal: JobSignal, error: unknown): Promise<void> {
+  private async failed(log: Logger, job: JobRow, signal: JobSignal, error: unknown): Promise<JobOutcome> {
     const message = error instanceof Error ? error.message : String(error);
     if (error instanceof LeaseLost) {
-      this.log.warn({ job: job.uuid, attempt: job.attempts }, message);
-      return;
+      log.warn({ attempt: job.attempts }, message);
+      return 'lease_lost';
     }
     if (error instanceof TransientJobError && job.attempts < job.max_attempts) {
       const at = new Date(this.clock.now().getTime() + backoffMs(job.attempts));
-      this.log.warn({ job: job.uuid, attempt: job.attempts, retry_at: at.toISOString() }, message);
-      this.held(job, await this.queue.retryLater(job, message, at));
-      return;
+      log.warn({ attempt: job.attempts, retry_at: at.toISOString() }, message);
+      this.held(log, job, await this.queue.retryLater(job, message, at));
+      return 'retry';
     }
-    this.log.error({ job: job.uuid }, message);
-    if (!signal.settled) this.held(job, await this.queue.fail(job, message));
+    log.error(message);
+    if (!signal.settled) this.held(log, job, await this.queue.fail(job, message));
+    return 'failed';
   }
 
   /** After recording a job's outcome: when the claim had been lost, the job was left to its new owner. */
-  private held(job: JobRow, recorded: boolean): void {
+  private held(log: Logger, job: JobRow, recorded: boolean): void {
     if (!recorded)
-      this.log.warn(
-        { job: job.uuid, attempt: job.attempts },
+      log.warn(
+        { attempt: job.attempts },
         `job ${job.uuid}: attempt ${job.attempts} lost its lease before its outcome was recorded; left to the claim that holds it now`,
       );
   }

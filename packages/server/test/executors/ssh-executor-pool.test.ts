@@ -100,4 +100,21 @@ describe('one SSH connection per server (ARCHITECTURE §3), shared by its jobs',
     await sleep(40);
     expect(made[0]!.closed).toBe(true);
   });
+  it('counts the connections it holds open (siteplane_ssh_connections_open): current, retired in use, closed when idle', async () => {
+    const { pool: p } = pool(30);
+    expect(p.openConnections).toBe(0);
+    const a = await p.acquire('s1', target());
+    const b = await p.acquire('s2', target());
+    expect(p.openConnections).toBe(2);
+    // s1 re-verified with another key: the old connection stays open for its job, a new one opens.
+    const a2 = await p.acquire('s1', target({ privateKey: 'key-b' }));
+    expect(p.openConnections).toBe(3);
+    await a.close();
+    expect(p.openConnections).toBe(2);
+    await a2.close();
+    await b.close();
+    expect(p.openConnections).toBe(2); // idle, kept for the next job
+    await sleep(80);
+    expect(p.openConnections).toBe(0);
+  });
 });

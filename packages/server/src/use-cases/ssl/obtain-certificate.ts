@@ -72,7 +72,14 @@ export async function obtainCertificate(deps: SslDeps, request: ObtainRequest): 
       const renewal = isRenewal(store.stored(row)?.names ?? null, plan);
       placed = await issuances.reserve({ ...plan.freeZone, name: plan.names.join(','), renewal }, deps.clock.now());
     }
-    const ordered = await orderCertificate(deps, request);
+    let ordered: Awaited<ReturnType<typeof orderCertificate>>;
+    try {
+      ordered = await orderCertificate(deps, request);
+    } catch (error) {
+      deps.orderOutcome?.(error instanceof TlsError ? error.kind : 'error');
+      throw error;
+    }
+    deps.orderOutcome?.('issued');
     const saved = await store.saveIssued(row, ordered, directoryUrl, deps.clock.now());
     if (placed) await issuances.settle(placed, 'issued', null, deps.clock.now());
     return { certificate: saved, issued: true };

@@ -42,6 +42,8 @@ export interface SslDeps {
   dnsProvider(provider: DnsProviderName, credentials: Record<string, string>): DnsProvider;
   /** Owned-zone A records point only at addresses a tenant may target (SITEPLANE_ALLOWED_TARGETS). */
   egress: EgressPolicy;
+  /** Told how each order placed with the CA ended: `issued`, or the TlsError kind (`ca_unreachable` …). */
+  orderOutcome?(outcome: string): void;
 }
 
 /** ACME_CA_CERTS names a PEM file; a value that is itself PEM is taken as is. */
