@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
-import { client, follow, print } from './api-commands.js';
+import { client } from './config.js';
+import { follow } from './follow.js';
+import { print } from './output.js';
 
 const operationOf = (record: Record<string, unknown>) => (record.operation as { uuid: string }).uuid;
 
