@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
 import { UsageError } from './errors.js';
 
 /** All of standard input, without the trailing newline `echo` or a file adds. */
@@ -8,6 +10,26 @@ export async function readStdin(): Promise<string> {
   return Buffer.concat(chunks)
     .toString('utf8')
     .replace(/\r?\n$/, '');
+}
+
+/**
+ * A secret: asked for without echo when standard input is a terminal (readline echoes into a
+ * stream that drops it), otherwise read whole from the pipe or file.
+ */
+export async function readSecret(prompt: string): Promise<string> {
+  if (!process.stdin.isTTY) return readStdin();
+  const silent = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const rl = createInterface({ input: process.stdin, output: silent, terminal: true });
+  process.stderr.write(prompt);
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      rl.once('line', resolve);
+      rl.once('close', () => reject(new Error('No token given')));
+    });
+  } finally {
+    rl.close();
+    process.stderr.write('\n');
+  }
 }
 
 /** A JSON object typed on the command line, or read from a file (`-`: standard input). */

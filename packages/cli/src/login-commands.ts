@@ -2,14 +2,14 @@ import { SiteplaneClient } from '@siteplane/sdk';
 import type { Command } from 'commander';
 import { configPath, removeConfig, writeConfig } from './config.js';
 import { UsageError } from './errors.js';
-import { readStdin } from './input.js';
+import { readSecret } from './input.js';
 
 /** `login` keeps the service's URL and a token in a 0600 file; `logout` removes it. */
 export function loginCommands(program: Command): void {
   program
     .command('login')
     .description(
-      `Save the URL and token for later commands (in ${configPath()}, mode 0600); the token is read from stdin unless --token`,
+      `Save the URL and token for later commands (in ${configPath()}, mode 0600); the token is asked for (or read from stdin) unless --token`,
     )
     .requiredOption('--url <url>', 'the Siteplane service, e.g. https://siteplane.example.com')
     .option('--token <token>', 'API token (visible in the process list; prefer stdin)')
@@ -20,7 +20,7 @@ export function loginCommands(program: Command): void {
       } catch {
         throw new UsageError(`--url ${o.url} is not a URL`);
       }
-      const token = (o.token ?? (await readStdin())).trim();
+      const token = (o.token ?? (await readSecret('Token (not shown): '))).trim();
       if (!token) throw new UsageError('No token: pipe it in (siteplane login --url … < token-file) or give --token');
       // A wrong URL or token fails here, once, not on every command after it.
       if (o.check) await new SiteplaneClient({ baseUrl: o.url, token }).listServers();

@@ -12,7 +12,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { SiteTypeId } from '@siteplane/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Recipe } from '../../src/provisioning/step.js';
 import { fakeRecipes, startTestService, TEST_DB, type TestService } from '../support/test-service.js';
 import { Terminal } from './support/terminal.js';
 
@@ -70,8 +72,26 @@ async function addServer(name: string): Promise<string> {
 beforeAll(async () => {
   const ok = fakeRecipes();
   const failing = fakeRecipes({ failAt: 'nginx' });
-  // static-html sites fail at their nginx step; every other type succeeds.
-  s = await startTestService({ recipes: (type) => (type === 'static-html' ? failing(type) : ok(type)) });
+  // static-html sites fail at their nginx step; every other type succeeds. The failing recipe's
+  // steps pause a little at both ends, so no log line shares a millisecond with a step boundary
+  // (the CLI finds a failed step's lines by time, and a line on the boundary belongs to both).
+  const paced = (type: SiteTypeId): Recipe => {
+    const recipe = failing(type);
+    const pause = () => new Promise((r) => setTimeout(r, 5));
+    return {
+      ...recipe,
+      create: (site) =>
+        recipe.create(site).map((step) => ({
+          ...step,
+          async run(ctx) {
+            await pause();
+            await step.run(ctx);
+            await pause();
+          },
+        })),
+    };
+  };
+  s = await startTestService({ recipes: (type) => (type === 'static-html' ? paced(type) : ok(type)) });
   await s.app.listen({ port: 0, host: '127.0.0.1' });
   url = `http://127.0.0.1:${(s.app.server.address() as AddressInfo).port}`;
   demo = await addServer('demo');
@@ -264,6 +284,25 @@ describe('siteplane login, logout, completion', { timeout: 120_000 }, () => {
       const after = await piped(['servers', 'list'], { XDG_CONFIG_HOME: xdg });
       expect(after.code).toBe(2);
       expect(after.stderr).toContain('Not logged in');
+    } finally {
+      rmSync(xdg, { recursive: true, force: true });
+    }
+  });
+
+  it('login in a terminal asks for the token without showing it', async () => {
+    const xdg = mkdtempSync(join(tmpdir(), 'siteplane-login-'));
+    try {
+      const screen = await term.run(
+        [...CLI, 'login', '--url', url],
+        { XDG_CONFIG_HOME: xdg },
+        { after: 'Token (not shown):', line: s.token },
+      );
+      expect(screen.code, screen.text).toBe(0);
+      expect(screen.text).toContain(`Logged in to ${url}`);
+      expect(screen.text).not.toContain(s.token);
+      const file = join(xdg, 'siteplane', 'config.json');
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(JSON.parse(readFileSync(file, 'utf8')).token).toBe(s.token);
     } finally {
       rmSync(xdg, { recursive: true, force: true });
     }

@@ -28,17 +28,18 @@ export class Terminal {
   constructor(private readonly cwd: string) {}
 
   /** `argv` in a 160×50 terminal with exactly `env` (plus PATH, HOME and TERM); resolves when it exits. */
-  async run(argv: string[], env: Record<string, string>): Promise<Screen> {
+  async run(argv: string[], env: Record<string, string>, typed?: { after: string; line: string }): Promise<Screen> {
     const id = ++this.runs;
     const script = join(this.dir, `run-${id}.sh`);
     const exports = Object.entries({ PATH: process.env.PATH ?? '', HOME: this.dir, TERM: 'xterm-256color', ...env })
       .map(([k, v]) => `export ${k}=${quote(v)}`)
       .join('\n');
     writeFileSync(script, `cd ${quote(this.cwd)}\n${exports}\n${argv.map(quote).join(' ')}\necho "[exit $?]"\n`);
-    return hasTmux ? this.inTmux(id, script) : this.inScript(script);
+    return hasTmux ? this.inTmux(id, script, typed) : this.inScript(script, typed);
   }
 
-  private async inTmux(id: number, script: string): Promise<Screen> {
+  /** `typed`: a line typed once `after` is on the screen (a prompt). */
+  private async inTmux(id: number, script: string, typed?: { after: string; line: string }): Promise<Screen> {
     const session = `run${id}`;
     const tmux = (...args: string[]) =>
       execFileSync('tmux', ['-L', this.socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
@@ -55,8 +56,14 @@ export class Terminal {
     );
     tmux('set-option', '-t', session, 'history-limit', '5000');
     const until = Date.now() + 90_000;
+    let pending = typed;
     for (;;) {
       const text = tmux('capture-pane', '-p', '-J', '-S', '-', '-t', session);
+      if (pending && text.includes(pending.after)) {
+        tmux('send-keys', '-t', session, '-l', pending.line);
+        tmux('send-keys', '-t', session, 'Enter');
+        pending = undefined;
+      }
       const exit = /\[exit (\d+)\]/.exec(text);
       if (exit) {
         const styled = tmux('capture-pane', '-p', '-e', '-J', '-S', '-', '-t', session);
@@ -68,9 +75,10 @@ export class Terminal {
     }
   }
 
-  private async inScript(script: string): Promise<Screen> {
+  private async inScript(script: string, typed?: { line: string }): Promise<Screen> {
     const res = spawnSync('script', ['-qfec', `env -i bash --noprofile --norc ${quote(script)}`, '/dev/null'], {
       encoding: 'utf8',
+      input: typed ? `${typed.line}\n` : '',
       timeout: 90_000,
       env: { ...process.env, TERM: 'xterm-256color' },
     });
