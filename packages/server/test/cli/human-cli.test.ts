@@ -171,6 +171,15 @@ describe(`siteplane for people, in a terminal (${TEST_DB})`, { timeout: 180_000 
     const [site] = (await api('GET', `/api/v1/sites?server=${demo}`)).data;
     expect(site).toMatchObject({ domain: 'app.example.com', status: 'installed', options: { phpVersion: '8.2' } });
     expect(site.database).not.toBeNull();
+
+    const [shown, deployments] = await Promise.all([
+      term.run([...CLI, 'sites', 'list', 'demo'], env()),
+      term.run([...CLI, 'deployments', 'list', site.uuid], env()),
+    ]);
+    expect(shown.text).toMatch(/DOMAIN\s+TYPE\s+STATUS\s+SSL\s+UUID/);
+    expect(shown.text).toMatch(new RegExp(`app\\.example\\.com\\s+laravel\\s+installed\\s+off\\s+${site.uuid}`));
+    expect(deployments.code, deployments.text).toBe(0);
+    expect(deployments.text).toContain('No deployments yet.');
   });
 
   it('a failing step: its output on screen, then the failure, exit 1', async () => {
