@@ -22,6 +22,8 @@ const program = new Command('siteplane')
   .version(version)
   .option('--json', 'print JSON (the default when standard output is not a terminal)')
   .showHelpAfterError()
+  // A mistake in the command line (unknown option, missing argument) exits 2, as a wrong name does.
+  .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
   .hook('preAction', () => setJsonOutput(program.opts().json === true));
 serveCommand(program);
 tokenCommands(program);

@@ -238,6 +238,22 @@ describe(`siteplane for people, in a terminal (${TEST_DB})`, { timeout: 180_000 
 });
 
 describe(`siteplane for scripts: JSON when piped or with --json (${TEST_DB})`, { timeout: 180_000 }, () => {
+  it('a mistyped command line exits 2 with the usage; --version and --help exit 0', async () => {
+    const [bogus, missing, version, help] = await Promise.all([
+      piped(['sites', 'create', 'php', '--bogus'], env()),
+      piped(['sites', 'list'], env()),
+      piped(['--version']),
+      piped(['sites', 'create', '--help']),
+    ]);
+    expect(bogus.code).toBe(2);
+    expect(bogus.stderr).toContain("unknown option '--bogus'");
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("missing required argument 'server'");
+    expect(version.code).toBe(0);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--server <server>');
+  });
+
   it('servers list piped, and --json in a terminal, print the JSON list', async () => {
     const listed = (await api('GET', '/api/v1/servers')).data;
     const run = await piped(['servers', 'list'], env());
