@@ -26,9 +26,11 @@ let s: TestService;
 let url: string;
 let term: Terminal;
 let demo: string;
-/** Forwards to the service but answers the event stream with a 503, so --wait must poll. */
-let noEvents: Server;
-let noEventsUrl: string;
+/** Forwards to the service and notes each request; with refuseEvents, answers the event stream with a 503. */
+let proxy: Server;
+let proxyUrl: string;
+let refuseEvents = false;
+const seen: string[] = [];
 
 const env = (extra: Record<string, string> = {}) => ({
   SITEPLANE_URL: url,
@@ -97,8 +99,9 @@ beforeAll(async () => {
   demo = await addServer('demo');
   await addServer('twin');
   await addServer('twin');
-  noEvents = createServer(async (req, res) => {
-    if (req.url?.endsWith('/events')) {
+  proxy = createServer(async (req, res) => {
+    seen.push(`${req.method} ${req.url}`);
+    if (refuseEvents && req.url?.endsWith('/events')) {
       res.writeHead(503).end();
       return;
     }
@@ -106,19 +109,24 @@ beforeAll(async () => {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const answer = await fetch(new URL(req.url ?? '/', url), {
       method: req.method,
-      headers: { authorization: String(req.headers.authorization), 'content-type': 'application/json' },
+      headers: {
+        authorization: String(req.headers.authorization),
+        'content-type': 'application/json',
+        ...(req.headers['last-event-id'] ? { 'last-event-id': String(req.headers['last-event-id']) } : {}),
+      },
       body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
     });
     res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
-    res.end(await answer.text());
+    for await (const chunk of answer.body ?? []) res.write(chunk); // an event stream as it comes
+    res.end();
   });
-  await new Promise<void>((r) => noEvents.listen(0, '127.0.0.1', r));
-  noEventsUrl = `http://127.0.0.1:${(noEvents.address() as AddressInfo).port}`;
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
   term = new Terminal(ROOT);
 });
 afterAll(async () => {
   term?.close();
-  noEvents?.close();
+  proxy?.close();
   await s?.stop();
   rmSync(config, { recursive: true, force: true });
 });
@@ -155,9 +163,12 @@ describe(`siteplane for people, in a terminal (${TEST_DB})`, { timeout: 180_000 
         '--no-ssl',
         '--wait',
       ],
-      env(),
+      env({ SITEPLANE_URL: proxyUrl }),
     );
     expect(screen.code, screen.text).toBe(0);
+    // Followed over the event stream, not by polling the operation.
+    expect(seen.filter((r) => /^GET \/api\/v1\/operations\/[0-9a-f-]+\/events$/.test(r))).toHaveLength(1);
+    expect(seen.filter((r) => r.includes('?after='))).toEqual([]);
     expect(screen.text).toMatch(/Site\s+app\.example\.com/);
     expect(screen.text).toMatch(/Type\s+laravel/);
     expect(screen.text).toMatch(/✓ \[1\] ensure site directory succeeded/);
@@ -208,11 +219,15 @@ describe(`siteplane for people, in a terminal (${TEST_DB})`, { timeout: 180_000 
   });
 
   it('--wait polls the operation when the event stream cannot be opened', async () => {
+    refuseEvents = true;
+    seen.length = 0;
     const screen = await term.run(
       [...CLI, 'sites', 'create', 'php', 'polled.example.com', '--server', 'demo', '--user', 'deploy', '--no-ssl', '--wait'],
-      env({ SITEPLANE_URL: noEventsUrl }),
+      env({ SITEPLANE_URL: proxyUrl }),
     );
+    refuseEvents = false;
     expect(screen.code, screen.text).toBe(0);
+    expect(seen.some((r) => r.includes('?after='))).toBe(true);
     expect(screen.text).toMatch(/✓ \[1\] ensure site directory succeeded/);
     expect(screen.text).toMatch(/✓ \[2\] ensure nginx vhost succeeded/);
     expect(screen.text).toMatch(/Done: operation succeeded/);
