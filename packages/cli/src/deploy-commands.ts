@@ -1,5 +1,38 @@
 import type { Command } from 'commander';
-import { client, follow, print } from './api-commands.js';
+import { client } from './config.js';
+import { follow } from './follow.js';
+import { details, paint, print, statusText } from './output.js';
+import { table } from './table.js';
+
+type Json = Record<string, unknown>;
+const commitOf = (d: Json) => {
+  const c = d.commit as { sha: string; message: string } | null;
+  return c ? `${c.sha.slice(0, 10)} ${c.message.split('\n')[0]}` : (d.requested_commit ?? null);
+};
+const deploymentDetails = (d: Json) =>
+  details([
+    ['Deployment', d.uuid],
+    ['Status', statusText(d.status)],
+    ['Trigger', d.trigger],
+    ['Branch', d.branch],
+    ['Commit', commitOf(d)],
+    ['Release', d.release],
+    ['Operation', paint('dim', String((d.operation as Json | null)?.uuid ?? ''))],
+  ]);
+const deploymentTable = (rows: Json[]) =>
+  table(
+    [
+      { header: 'CREATED', value: (d) => String(d.created_at).replace('T', ' ').slice(0, 19) },
+      { header: 'STATUS', value: (d) => statusText(d.status) },
+      { header: 'TRIGGER', value: (d) => d.trigger },
+      { header: 'BRANCH', value: (d) => d.branch },
+      { header: 'COMMIT', value: commitOf },
+      { header: 'RELEASE', value: (d) => d.release },
+      { header: 'UUID', value: (d) => d.uuid },
+    ],
+    rows,
+    'No deployments yet.',
+  );
 
 const operationOf = (record: Record<string, unknown>) => (record.operation as { uuid: string }).uuid;
 
@@ -15,7 +48,7 @@ export function deployCommands(program: Command): void {
     .action(async (site: string, o: { branch?: string; commit?: string; idempotencyKey?: string; wait?: boolean }) => {
       const body = { ...(o.branch ? { branch: o.branch } : {}), ...(o.commit ? { commit: o.commit } : {}) };
       const d = await client().deploy(site, body, o.idempotencyKey);
-      print(d);
+      print(d, deploymentDetails);
       if (o.wait) await follow(operationOf(d));
     });
   program
@@ -25,14 +58,18 @@ export function deployCommands(program: Command): void {
     .option('--wait')
     .action(async (site: string, o: { release?: string; wait?: boolean }) => {
       const d = await client().rollback(site, o.release);
-      print(d);
+      print(d, deploymentDetails);
       if (o.wait) await follow(operationOf(d));
     });
 
   const deployments = program.command('deployments').description('Deployments of a site');
-  deployments.command('list <site>').action(async (site: string) => print(await client().listDeployments(site)));
-  deployments.command('get <deployment>').action(async (uuid: string) => print(await client().getDeployment(uuid)));
-  deployments.command('cancel <deployment>').action(async (uuid: string) => print(await client().cancelDeployment(uuid)));
+  deployments.command('list <site>').action(async (site: string) => print(await client().listDeployments(site), deploymentTable));
+  deployments
+    .command('get <deployment>')
+    .action(async (uuid: string) => print(await client().getDeployment(uuid), deploymentDetails));
+  deployments
+    .command('cancel <deployment>')
+    .action(async (uuid: string) => print(await client().cancelDeployment(uuid), deploymentDetails));
 
   const source = program.command('source').description('The repository a site deploys from');
   source.command('get <site>').action(async (site: string) => print(await client().getSiteSource(site)));

@@ -1,4 +1,7 @@
 import type { Problem } from '@siteplane/contract';
+import { type OperationEvent, parseEventStream } from './operation-events.js';
+
+export type { OperationEvent } from './operation-events.js';
 
 /** A failed call: the service's problem+json, kept whole. */
 export class SiteplaneError extends Error {
@@ -75,6 +78,28 @@ export class SiteplaneClient {
   retrySsl = (uuid: string) => this.request<Json>('POST', `/api/v1/sites/${encodeURIComponent(uuid)}/ssl`);
   getOperation = (uuid: string, after = 0) =>
     this.request<Json>('GET', `/api/v1/operations/${encodeURIComponent(uuid)}?after=${after}`);
+
+  /**
+   * Follows an operation live (server-sent events `step`, `log`, `status`, `end`); `after` is the
+   * last event id seen (sent as Last-Event-ID), so a reconnect misses no line and repeats none.
+   */
+  async *operationEvents(uuid: string, after = 0, signal?: AbortSignal): AsyncGenerator<OperationEvent> {
+    const res = await (this.options.fetch ?? fetch)(
+      new URL(`/api/v1/operations/${encodeURIComponent(uuid)}/events`, this.options.baseUrl),
+      {
+        headers: { authorization: `Bearer ${this.options.token}`, accept: 'text/event-stream', 'last-event-id': String(after) },
+        signal,
+      },
+    );
+    if (!res.ok || !res.body) {
+      let problem: Problem | null = null;
+      try {
+        problem = JSON.parse(await res.text()) as Problem;
+      } catch {}
+      throw new SiteplaneError(res.status, problem);
+    }
+    yield* parseEventStream(res.body);
+  }
 
   listServers = () => this.all<Json>('/api/v1/servers');
   createServer = (body: Json) => this.request<Json>('POST', '/api/v1/servers', body);

@@ -116,7 +116,7 @@ describe('siteplane vc (CLI → SDK → service on 127.0.0.1 → provider stand-
       ),
     ]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/422 validation_failed: .*\(token: GitHub rejected the credentials/);
+    expect(refused.stderr).toMatch(/\(422 validation_failed\): [^\n]*\n {2}token: GitHub rejected the credentials/);
     expect(refused.stderr).not.toContain('sp-not-the-token-0000');
     expect(readOnly.code).toBe(1);
     expect(readOnly.stderr).toContain('403 forbidden');
