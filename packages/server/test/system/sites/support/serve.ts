@@ -37,7 +37,8 @@ export async function serve(
   children.push(child);
   let output = '';
   const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), 30_000);
+    // A bound, not a timing: tsx compiles the server at start, slow on a loaded 2-core machine.
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), 120_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
