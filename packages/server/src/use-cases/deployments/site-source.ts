@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { PutSiteSourceBody } from '@siteplane/contract';
-import ssh2 from 'ssh2';
+import { generateSshKeyPair } from '../../crypto/ssh-key-pair.js';
 import type { Actor } from '../../domain/auth/actor.js';
 import { DomainError } from '../../domain/errors.js';
 import { UUID_RE, ValidationError } from '../../domain/field-errors.js';
@@ -88,7 +88,7 @@ export async function putSiteSource(deps: UseCaseDeps, actor: Actor, siteUuid: s
       publicKey = existing.deploy_public_key;
       privateKeyEnc = existing.deploy_private_key_enc;
     } else {
-      const keys = ssh2.utils.generateKeyPairSync('ed25519', { comment: `siteplane-deploy@${site.domain}` });
+      const keys = generateSshKeyPair(`siteplane-deploy@${site.domain}`);
       publicKey = keys.public;
       privateKeyEnc = deps.secrets.seal(keys.private);
     }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Static } from '@sinclair/typebox';
 import type { CreateServerBody, FieldError } from '@siteplane/contract';
-import ssh2 from 'ssh2';
+import { generateSshKeyPair } from '../../crypto/ssh-key-pair.js';
 import type { Actor } from '../../domain/auth/actor.js';
 import { DomainError, notFound } from '../../domain/errors.js';
 import { UUID_RE, ValidationError } from '../../domain/field-errors.js';
@@ -43,8 +43,7 @@ export async function createServer(deps: UseCaseDeps, actor: Actor, body: Static
   }
   const team = await teamFor(deps, actor, body.team);
   const now = deps.clock.now().toISOString();
-  const keys =
-    body.connection === 'ssh' ? ssh2.utils.generateKeyPairSync('ed25519', { comment: `siteplane@${body.name}` }) : null;
+  const keys = body.connection === 'ssh' ? generateSshKeyPair(`siteplane@${body.name}`) : null;
   const facts: ServerFacts = { ...EMPTY_FACTS, ...(body.facts as Partial<ServerFacts> | undefined) };
   const row = {
     uuid: randomUUID(),
