@@ -57,8 +57,9 @@ function stopDaemons() {
   for (const d of DAEMONS) if (!daemonsBefore.has(d.stop) && pidAlive(d.pidFile)) sh('bash', [d.stop]);
 }
 
-// A run leaves no daemon behind: every process that appeared during it and is still alive at the
-// end (after the host and the daemons above are stopped) is listed and counted as a failure.
+// A run leaves no daemon behind: every process that appeared during it, was adopted by init (its
+// starter is gone) and is still alive at the end (after the host and the daemons above are
+// stopped) is listed and counted as a failure.
 // SITEPLANE_LEFTOVER_CHECK=0 turns this off on a machine where other work starts processes meanwhile.
 const leftoverCheck = process.env.SITEPLANE_LEFTOVER_CHECK !== '0';
 const processesBefore = new Set(processIds());
@@ -66,9 +67,8 @@ function processIds() {
   return readdirSync('/proc').filter((name) => /^\d+$/.test(name));
 }
 function leftoverProcesses() {
-  const mine = String(process.pid);
   return processIds()
-    .filter((pid) => pid !== mine && !processesBefore.has(pid))
+    .filter((pid) => !processesBefore.has(pid))
     .map((pid) => {
       try {
         const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -79,7 +79,9 @@ function leftoverProcesses() {
         return null; // ended meanwhile
       }
     })
-    .filter((p) => p !== null && p.parent !== mine && p.command !== '');
+    // A daemon outlives whoever started it and is adopted by init: only those count, so a shell
+    // someone runs beside the tests, or a database's per-connection worker, is not taken for one.
+    .filter((p) => p !== null && p.parent === '1' && p.command !== '');
 }
 
 let system = false;
