@@ -67,21 +67,23 @@ function processIds() {
   return readdirSync('/proc').filter((name) => /^\d+$/.test(name));
 }
 function leftoverProcesses() {
-  return processIds()
-    .filter((pid) => !processesBefore.has(pid))
-    .map((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const parent = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1];
-        const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
-        return { pid, parent, command };
-      } catch {
-        return null; // ended meanwhile
-      }
-    })
-    // A daemon outlives whoever started it and is adopted by init: only those count, so a shell
-    // someone runs beside the tests, or a database's per-connection worker, is not taken for one.
-    .filter((p) => p !== null && p.parent === '1' && p.command !== '');
+  return (
+    processIds()
+      .filter((pid) => !processesBefore.has(pid))
+      .map((pid) => {
+        try {
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+          const parent = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1];
+          const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+          return { pid, parent, command };
+        } catch {
+          return null; // ended meanwhile
+        }
+      })
+      // A daemon outlives whoever started it and is adopted by init: only those count, so a shell
+      // someone runs beside the tests, or a database's per-connection worker, is not taken for one.
+      .filter((p) => p !== null && p.parent === '1' && p.command !== '')
+  );
 }
 
 let system = false;
