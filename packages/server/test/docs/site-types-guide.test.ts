@@ -19,7 +19,7 @@ function examples(): { section: string; body: Record<string, unknown> }[] {
   for (const part of guide.split(/^## /m).slice(1)) {
     const section = part.slice(0, part.indexOf('\n')).trim();
     const block = /```json\n([\s\S]*?)```/.exec(part);
-    if (block) found.push({ section, body: JSON.parse(block[1]) });
+    if (block?.[1]) found.push({ section, body: JSON.parse(block[1]) });
   }
   return found;
 }
@@ -71,7 +71,7 @@ describe('docs/errors-and-statuses.md names every code', () => {
     for (const code of Object.keys(ERROR_CODES) as (keyof typeof ERROR_CODES)[]) {
       const row = errorsPage.split('\n').find((line) => line.startsWith(`| \`${code}\` |`));
       expect(row, `${code} is not in the table of problem codes`).toBeDefined();
-      expect(row?.split('|')[2].trim(), `${code}'s status`).toBe(String(STATUS_OF[code]));
+      expect(row?.split('|')[2]?.trim(), `${code}'s status`).toBe(String(STATUS_OF[code]));
     }
   });
 
