@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import { client } from './config.js';
+import { UsageError } from './errors.js';
 import { follow } from './follow.js';
 import { details, paint, print, statusText } from './output.js';
+import { isUuid, resolveSite, resolveVcProfile } from './resolve.js';
 import { table } from './table.js';
 
 type Json = Record<string, unknown>;
@@ -36,6 +38,79 @@ const deploymentTable = (rows: Json[]) =>
 
 const operationOf = (record: Record<string, unknown>) => (record.operation as { uuid: string }).uuid;
 
+const sourceDetails = (src: Json) =>
+  details([
+    ['Repository', src.repository],
+    ['Provider', src.provider],
+    ['Branch', src.branch],
+    ['App folder', src.app_folder],
+    ['Access', src.auth],
+    ['Deploy key', src.deploy_public_key],
+    ['Profile', paint('dim', String(src.vc_profile ?? ''))],
+  ]);
+
+const settingsDetails = (st: Json) => {
+  const health = st.health_check as { path: string; timeout_seconds: number };
+  const defaults = new Set(st.defaults as string[]);
+  const mark = (name: string, value: unknown) =>
+    defaults.has(name) ? `${String(value ?? '-')} ${paint('dim', '(default)')}` : value;
+  return [
+    details([
+      ['Build command', mark('buildCommand', st.build_command)],
+      ['Artifact path', mark('artifactPath', st.artifact_path)],
+      ['Releases kept', mark('keepReleases', st.keep_releases)],
+      ['Health check', mark('healthCheck', `${health.path} within ${health.timeout_seconds} s`)],
+      ['Shared', (st.shared_paths as { path: string }[]).map((p) => p.path).join(', ')],
+      ['Platform steps', (st.platform_steps as string[]).join(' → ')],
+    ]),
+    '',
+    table(
+      [
+        { header: 'HOOK', value: (h: Json) => h.name },
+        { header: 'STAGE', value: (h: Json) => h.stage },
+        { header: 'ON', value: (h: Json) => (h.enabled ? paint('green', 'yes') : paint('dim', 'no')) },
+        { header: 'COMMAND', value: (h: Json) => String(h.command).split('\n').at(-1) },
+      ],
+      st.hooks as Json[],
+      'No hooks.',
+    ),
+  ].join('\n');
+};
+
+const environmentTable = (env: Json) =>
+  [
+    table(
+      [
+        { header: 'KEY', value: (v: Json) => v.key },
+        { header: 'SCOPE', value: (v: Json) => v.scope },
+        { header: 'UPDATED', value: (v: Json) => String(v.updated_at).replace('T', ' ').slice(0, 19) },
+      ],
+      env.variables as Json[],
+      'No variables.',
+    ),
+    ...(env.deploy_needed ? ['', paint('yellow', 'Changed since the last deployment: deploy to apply.')] : []),
+  ].join('\n');
+
+/** A site by domain or uuid. */
+const siteRef = (site: string) => resolveSite(client(), site);
+
+/** A deployment by uuid, or a site (domain or uuid) for its newest deployment. */
+async function deploymentRef(ref: string): Promise<string> {
+  const api = client();
+  // A deployment's own uuid is used as it is; a site's uuid (or domain) names its newest deployment.
+  if (
+    isUuid(ref) &&
+    (await api.getDeployment(ref).then(
+      () => true,
+      () => false,
+    ))
+  )
+    return ref;
+  const newest = (await api.listDeployments(await resolveSite(api, ref))).at(-1);
+  if (!newest) throw new UsageError(`${ref} has no deployments yet`);
+  return String(newest.uuid);
+}
+
 /** Deployments through the SDK: a site's source, settings and environment; deploy, cancel, roll back. */
 export function deployCommands(program: Command): void {
   program
@@ -47,7 +122,7 @@ export function deployCommands(program: Command): void {
     .option('--wait')
     .action(async (site: string, o: { branch?: string; commit?: string; idempotencyKey?: string; wait?: boolean }) => {
       const body = { ...(o.branch ? { branch: o.branch } : {}), ...(o.commit ? { commit: o.commit } : {}) };
-      const d = await client().deploy(site, body, o.idempotencyKey);
+      const d = await client().deploy(await siteRef(site), body, o.idempotencyKey);
       print(d, deploymentDetails);
       if (o.wait) await follow(operationOf(d));
     });
@@ -57,43 +132,59 @@ export function deployCommands(program: Command): void {
     .option('--release <release>')
     .option('--wait')
     .action(async (site: string, o: { release?: string; wait?: boolean }) => {
-      const d = await client().rollback(site, o.release);
+      const d = await client().rollback(await siteRef(site), o.release);
       print(d, deploymentDetails);
       if (o.wait) await follow(operationOf(d));
     });
 
   const deployments = program.command('deployments').description('Deployments of a site');
-  deployments.command('list <site>').action(async (site: string) => print(await client().listDeployments(site), deploymentTable));
+  deployments
+    .command('list <site>')
+    .action(async (site: string) => print(await client().listDeployments(await siteRef(site)), deploymentTable));
   deployments
     .command('get <deployment>')
-    .action(async (uuid: string) => print(await client().getDeployment(uuid), deploymentDetails));
+    .action(async (uuid: string) => print(await client().getDeployment(await deploymentRef(uuid)), deploymentDetails));
   deployments
     .command('cancel <deployment>')
-    .action(async (uuid: string) => print(await client().cancelDeployment(uuid), deploymentDetails));
+    .action(async (uuid: string) => print(await client().cancelDeployment(await deploymentRef(uuid)), deploymentDetails));
 
   const source = program.command('source').description('The repository a site deploys from');
-  source.command('get <site>').action(async (site: string) => print(await client().getSiteSource(site)));
+  source
+    .command('get <site>')
+    .action(async (site: string) => print(await client().getSiteSource(await siteRef(site)), sourceDetails));
   source
     .command('set <site> <vcProfile> <repository> <branch>')
     .option('--app-folder <path>')
     .action(async (site: string, vcProfile: string, repository: string, branch: string, o: { appFolder?: string }) =>
       print(
-        await client().setSiteSource(site, { vcProfile, repository, branch, ...(o.appFolder ? { appFolder: o.appFolder } : {}) }),
+        await client().setSiteSource(await siteRef(site), {
+          vcProfile: await resolveVcProfile(client(), vcProfile),
+          repository,
+          branch,
+          ...(o.appFolder ? { appFolder: o.appFolder } : {}),
+        }),
+        sourceDetails,
       ),
     );
-  source.command('unbind <site>').action(async (site: string) => print(await client().unbindSiteSource(site)));
+  source.command('unbind <site>').action(async (site: string) => print(await client().unbindSiteSource(await siteRef(site))));
 
   const settings = program
     .command('deploy-settings')
     .description('Build command, hooks, shared paths, releases kept, health check');
-  settings.command('get <site>').action(async (site: string) => print(await client().getDeploySettings(site)));
+  settings
+    .command('get <site>')
+    .action(async (site: string) => print(await client().getDeploySettings(await siteRef(site)), settingsDetails));
   settings
     .command('set <site> <json>')
     .description('PATCH: the fields given replace those settings; {"reset": [...]} returns settings to their defaults')
-    .action(async (site: string, json: string) => print(await client().updateDeploySettings(site, JSON.parse(json))));
+    .action(async (site: string, json: string) =>
+      print(await client().updateDeploySettings(await siteRef(site), JSON.parse(json)), settingsDetails),
+    );
 
   const env = program.command('env').description('Environment variables of a site (values are never shown)');
-  env.command('list <site>').action(async (site: string) => print(await client().getEnvironment(site)));
+  env
+    .command('list <site>')
+    .action(async (site: string) => print(await client().getEnvironment(await siteRef(site)), environmentTable));
   env
     .command('set <site> <key>')
     .description('Sets KEY to the value read from standard input (so it stays out of shell history)')
@@ -104,9 +195,16 @@ export function deployCommands(program: Command): void {
       const value = Buffer.concat(chunks)
         .toString('utf8')
         .replace(/\r?\n$/, '');
-      print(await client().updateEnvironment(site, { set: { [key]: { value, scope: o.build ? 'build' : 'runtime' } } }));
+      print(
+        await client().updateEnvironment(await siteRef(site), {
+          set: { [key]: { value, scope: o.build ? 'build' : 'runtime' } },
+        }),
+        environmentTable,
+      );
     });
   env
     .command('unset <site> <keys...>')
-    .action(async (site: string, keys: string[]) => print(await client().updateEnvironment(site, { unset: keys })));
+    .action(async (site: string, keys: string[]) =>
+      print(await client().updateEnvironment(await siteRef(site), { unset: keys }), environmentTable),
+    );
 }

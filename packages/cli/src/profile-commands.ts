@@ -3,9 +3,13 @@ import { client } from './config.js';
 import { UsageError } from './errors.js';
 import { jsonObject, readStdin } from './input.js';
 import { details, print, statusText } from './output.js';
+import { resolveDnsProfile, resolveVcProfile } from './resolve.js';
 import { table } from './table.js';
 
 type Json = Record<string, unknown>;
+/** Profiles are named by name or uuid. */
+const vcRef = (p: string) => resolveVcProfile(client(), p);
+const dnsRef = (p: string) => resolveDnsProfile(client(), p);
 
 const profileTable = (profiles: Json[]) =>
   table(
@@ -44,7 +48,7 @@ const repoTable = (repos: Json[]) =>
 export function profileCommands(program: Command): void {
   const vc = program.command('vc').description('Version control profiles');
   vc.command('list').action(async () => print(await client().listVcProfiles(), profileTable));
-  vc.command('get <profile>').action(async (p: string) => print(await client().getVcProfile(p), profileDetails));
+  vc.command('get <profile>').action(async (p: string) => print(await client().getVcProfile(await vcRef(p)), profileDetails));
   vc.command('add <provider> <name>')
     .description('Add a github, gitlab, bitbucket, gitea or git profile; the token is checked against the provider')
     .option('--token <token>', 'provider token (visible in the process list; prefer --token-stdin)')
@@ -61,10 +65,10 @@ export function profileCommands(program: Command): void {
         );
       },
     );
-  vc.command('remove <profile>').action(async (p: string) => print(await client().deleteVcProfile(p)));
-  vc.command('repos <profile>').action(async (p: string) => print(await client().listRepositories(p), repoTable));
+  vc.command('remove <profile>').action(async (p: string) => print(await client().deleteVcProfile(await vcRef(p))));
+  vc.command('repos <profile>').action(async (p: string) => print(await client().listRepositories(await vcRef(p)), repoTable));
   vc.command('repo <profile> <name>').action(async (p: string, n: string) =>
-    print(await client().getRepository(p, n), (r) =>
+    print(await client().getRepository(await vcRef(p), n), (r) =>
       [
         details([
           ['Repository', r.name],
@@ -91,6 +95,8 @@ export function profileCommands(program: Command): void {
     .action(async (provider: string, name: string, creds: string | undefined, o: { file?: string }) =>
       print(await client().createDnsProfile({ provider, name, credentials: await jsonObject(creds, o.file) }), profileDetails),
     );
-  dns.command('verify <profile>').action(async (p: string) => print(await client().verifyDnsProfile(p), profileDetails));
-  dns.command('remove <profile>').action(async (p: string) => print(await client().deleteDnsProfile(p)));
+  dns
+    .command('verify <profile>')
+    .action(async (p: string) => print(await client().verifyDnsProfile(await dnsRef(p)), profileDetails));
+  dns.command('remove <profile>').action(async (p: string) => print(await client().deleteDnsProfile(await dnsRef(p))));
 }

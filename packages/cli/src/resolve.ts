@@ -25,3 +25,31 @@ export async function resolveServerUser(api: SiteplaneClient, server: string, re
   if (isUuid(ref)) return ref;
   return pick(await api.listServerUsers(server), 'username', ref, 'user', `\`siteplane servers users ${server}\``);
 }
+
+/**
+ * A site by uuid or by domain. The API lists sites per server, so the servers are read and then
+ * their sites; a deleted site keeps its record but not its name (the domain may be taken again).
+ */
+export async function resolveSite(api: SiteplaneClient, ref: string): Promise<string> {
+  if (isUuid(ref)) return ref;
+  const sites = (await Promise.all((await api.listServers()).map((s) => api.listSites(String(s.uuid))))).flat();
+  return pick(
+    sites.filter((s) => s.status !== 'deleted'),
+    'domain',
+    ref.toLowerCase(),
+    'site',
+    '`siteplane sites list <server>`',
+  );
+}
+
+/** A version-control profile by uuid or by name. */
+export async function resolveVcProfile(api: SiteplaneClient, ref: string): Promise<string> {
+  if (isUuid(ref)) return ref;
+  return pick(await api.listVcProfiles(), 'name', ref, 'version-control profile', '`siteplane vc list`');
+}
+
+/** A DNS profile by uuid or by name. */
+export async function resolveDnsProfile(api: SiteplaneClient, ref: string): Promise<string> {
+  if (isUuid(ref)) return ref;
+  return pick(await api.listDnsProfiles(), 'name', ref, 'DNS profile', '`siteplane dns list`');
+}

@@ -4,7 +4,7 @@ import { UsageError } from './errors.js';
 import { follow } from './follow.js';
 import { jsonObject, keyValues } from './input.js';
 import { details, paint, print, statusText } from './output.js';
-import { resolveServer, resolveServerUser } from './resolve.js';
+import { resolveServer, resolveServerUser, resolveSite } from './resolve.js';
 import { table } from './table.js';
 
 type Json = Record<string, unknown>;
@@ -101,7 +101,13 @@ export function siteCommands(program: Command): void {
       const api = client();
       print(await api.listSites(await resolveServer(api, server)), siteTable);
     });
-  sites.command('get <site>').action(async (site: string) => print(await client().getSite(site), siteDetails));
+  sites
+    .command('get <site>')
+    .description('One site (domain or uuid)')
+    .action(async (site: string) => {
+      const api = client();
+      print(await api.getSite(await resolveSite(api, site)), siteDetails);
+    });
   sites
     .command('create [type] [domain]')
     .description(
@@ -133,19 +139,26 @@ export function siteCommands(program: Command): void {
     .command('delete <site>')
     .option('--delete-database', 'also drop the database and its user')
     .option('--wait', 'show each step as it runs')
-    .action(async (site: string, o: { deleteDatabase?: boolean; wait?: boolean }) =>
-      answered(await client().deleteSite(site, o.deleteDatabase === true), o.wait),
-    );
+    .action(async (site: string, o: { deleteDatabase?: boolean; wait?: boolean }) => {
+      const api = client();
+      await answered(await api.deleteSite(await resolveSite(api, site), o.deleteDatabase === true), o.wait);
+    });
   sites
     .command('retry <site>')
     .description('Run a failed create or delete again; steps that already succeeded are checked, not redone')
     .option('--wait', 'show each step as it runs')
-    .action(async (site: string, o: { wait?: boolean }) => answered(await client().retrySite(site), o.wait));
+    .action(async (site: string, o: { wait?: boolean }) => {
+      const api = client();
+      await answered(await api.retrySite(await resolveSite(api, site)), o.wait);
+    });
   sites
     .command('ssl <site>')
     .description('Issue or re-issue the certificate now (after fixing what ssl.error named)')
     .option('--wait', 'show each step as it runs')
-    .action(async (site: string, o: { wait?: boolean }) => answered(await client().retrySsl(site), o.wait));
+    .action(async (site: string, o: { wait?: boolean }) => {
+      const api = client();
+      await answered(await api.retrySsl(await resolveSite(api, site)), o.wait);
+    });
 
   program
     .command('operation <uuid>')

@@ -1,5 +1,7 @@
 import type { openStorage } from '@siteplane/server/storage';
 import type { Command } from 'commander';
+import { paint, print } from './output.js';
+import { table } from './table.js';
 
 type Db = Awaited<ReturnType<typeof openStorage>>['db'];
 /** The server's storage and token code, loaded on use: the API commands start without them. */
@@ -39,7 +41,21 @@ export function tokenCommands(program: Command): void {
     .description('List tokens (never their secret)')
     .action(async () => {
       const rows = await withDb(async (db) => (await tokens()).listTokens(db));
-      process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      print(rows, (tokens) =>
+        table(
+          [
+            { header: 'NAME', value: (t) => t.name },
+            { header: 'SCOPE', value: (t) => t.scope },
+            { header: 'TEAM', value: (t) => t.team ?? paint('dim', 'all (global)') },
+            { header: 'ACCOUNT', value: (t) => t.account },
+            { header: 'CREATED', value: (t) => String(t.created_at).replace('T', ' ').slice(0, 19) },
+            { header: 'REVOKED', value: (t) => (t.revoked_at ? String(t.revoked_at).replace('T', ' ').slice(0, 19) : null) },
+            { header: 'UUID', value: (t) => t.uuid },
+          ],
+          tokens,
+          'No tokens yet: siteplane token create --name <name>',
+        ),
+      );
     });
   token
     .command('revoke <uuidOrName>')

@@ -193,6 +193,37 @@ describe(`siteplane for people, in a terminal (${TEST_DB})`, { timeout: 180_000 
     expect(deployments.text).toContain('No deployments yet.');
   });
 
+  it('sites by domain (deployments by their site); deploy settings and environment as tables', async () => {
+    const [site] = (await api('GET', `/api/v1/sites?server=${demo}`)).data;
+    await api('PATCH', `/api/v1/sites/${site.uuid}/environment`, {
+      set: { APP_KEY: { value: 'base64:secret-value', scope: 'runtime' }, VITE_NAME: { value: 'shop', scope: 'build' } },
+    });
+    const [got, settings, environment, deployments, unknown] = await Promise.all([
+      term.run([...CLI, 'sites', 'get', 'app.example.com'], env()),
+      term.run([...CLI, 'deploy-settings', 'get', 'app.example.com'], env()),
+      term.run([...CLI, 'env', 'list', 'APP.example.com'], env()),
+      term.run([...CLI, 'deployments', 'get', 'app.example.com'], env()),
+      term.run([...CLI, 'sites', 'get', 'nowhere.example.com'], env()),
+    ]);
+    expect(got.code, got.text).toBe(0);
+    expect(got.text).toMatch(new RegExp(`UUID\\s+${site.uuid}`));
+    expect(settings.code, settings.text).toBe(0);
+    expect(settings.text).toMatch(/Releases kept\s+5 \(default\)/);
+    expect(settings.text).toMatch(/HOOK\s+STAGE\s+ON\s+COMMAND/);
+    expect(settings.text).toMatch(/composer install\s+after-fetch\s+yes/);
+    expect(settings.text).toMatch(/migrations\s+before-activate\s+no\s+php artisan migrate --force/);
+    expect(environment.code, environment.text).toBe(0);
+    expect(environment.text).toMatch(/KEY\s+SCOPE\s+UPDATED/);
+    expect(environment.text).toMatch(/APP_KEY\s+runtime/);
+    expect(environment.text).toMatch(/VITE_NAME\s+build/);
+    expect(environment.text).not.toContain('secret-value');
+    expect(environment.text).toContain('deploy to apply');
+    expect(deployments.code).toBe(2);
+    expect(deployments.text).toContain('app.example.com has no deployments yet');
+    expect(unknown.code).toBe(2);
+    expect(unknown.text).toContain('No site named "nowhere.example.com"');
+  });
+
   it('a failing step: its output on screen, then the failure, exit 1', async () => {
     const screen = await term.run(
       [

@@ -71,7 +71,7 @@ describe('siteplane vc (CLI → SDK → service on 127.0.0.1 → provider stand-
 
     const [profiles, repos, repo, missing] = await Promise.all([
       siteplane(['vc', 'list']),
-      siteplane(['vc', 'repos', added.uuid]),
+      siteplane(['vc', 'repos', 'work']), // by the profile's name
       siteplane(['vc', 'repo', added.uuid, fullName(github.big)]),
       siteplane(['vc', 'repo', added.uuid, 'acme/nope']),
     ]);
@@ -89,7 +89,9 @@ describe('siteplane vc (CLI → SDK → service on 127.0.0.1 → provider stand-
 
     const removed = await siteplane(['vc', 'remove', added.uuid]);
     expect(removed).toMatchObject({ code: 0, stdout: '' });
-    const gone = await siteplane(['vc', 'get', added.uuid]);
+    const [gone, unnamed] = await Promise.all([siteplane(['vc', 'get', added.uuid]), siteplane(['vc', 'get', 'work'])]);
+    expect(unnamed.code).toBe(2);
+    expect(unnamed.stderr).toContain('No version-control profile named "work"');
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain('404 not_found');
   });
