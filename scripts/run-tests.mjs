@@ -5,7 +5,7 @@
 // PostgreSQL. Ends with the line `N passed, N failed`.
 //   --system-only          only the system tests
 //   --fresh-only [--os X]  only the pristine-host suites (test/system/fresh), on Debian 12 or 13
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 
 const argv = process.argv.slice(2);
@@ -35,7 +35,22 @@ process.on('exit', () => {
   stopHost();
   stopDaemons();
 });
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(1));
+// A stage runs as an asynchronous child in a process group of its own, so a SIGINT or SIGTERM
+// reaches this handler at once (not after the stage), which ends the stage's whole group before
+// the exit handler stops the host and the daemons.
+let runningStage = null;
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    if (runningStage?.pid) {
+      try {
+        process.kill(-runningStage.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    }
+    process.exit(1);
+  });
+}
 
 // The loopback sshd (setup.sh) and Pebble (pebble.sh) are stopped at the end when this run started
 // them; ones already running (a developer's) are left as they were.
@@ -115,13 +130,16 @@ if ((wantSystem || freshOnly) && isRoot) {
 }
 
 const runs = [];
-const vitest = (name, paths, env, extra = []) => {
+const vitest = async (name, paths, env, extra = []) => {
   const out = `.test-output/${name}.json`;
-  const code = sh(
+  const child = spawn(
     'npx',
     ['vitest', 'run', ...paths, ...extra, '--reporter=default', '--reporter=json', `--outputFile.json=${out}`],
-    env,
+    { stdio: 'inherit', env: { ...process.env, ...env }, detached: true },
   );
+  runningStage = child;
+  const code = await new Promise((resolve) => child.on('close', (status) => resolve(status ?? 1)));
+  runningStage = null;
   runs.push({ name, out, code });
 };
 
@@ -131,20 +149,20 @@ const FRESH = 'packages/server/test/system/fresh';
 const SIDE_BY_SIDE = ['--maxWorkers=3', '--minWorkers=1'];
 const hostEnv = { SITEPLANE_TEST_HOST: HOST, SITEPLANE_TEST_HOST_OS: hostOs };
 if (freshOnly) {
-  if (system) vitest(`fresh-${hostOs}`, [FRESH], { SITEPLANE_SYSTEM_TESTS: '1', ...hostEnv }, SIDE_BY_SIDE);
+  if (system) await vitest(`fresh-${hostOs}`, [FRESH], { SITEPLANE_SYSTEM_TESTS: '1', ...hostEnv }, SIDE_BY_SIDE);
 } else if (systemOnly) {
-  if (system) vitest('fresh', [FRESH], { SITEPLANE_SYSTEM_TESTS: '1', ...hostEnv }, SIDE_BY_SIDE);
-  vitest('system', ['packages/server/test/system'], { SITEPLANE_SYSTEM_TESTS: '1', SITEPLANE_SKIP_FRESH: '1', ...hostEnv });
+  if (system) await vitest('fresh', [FRESH], { SITEPLANE_SYSTEM_TESTS: '1', ...hostEnv }, SIDE_BY_SIDE);
+  await vitest('system', ['packages/server/test/system'], { SITEPLANE_SYSTEM_TESTS: '1', SITEPLANE_SKIP_FRESH: '1', ...hostEnv });
 } else {
   // The pristine host first: its suites must be the first to touch it.
-  if (system) vitest('fresh', [FRESH], { SITEPLANE_SYSTEM_TESTS: '1', SITEPLANE_TEST_DB: 'sqlite', ...hostEnv }, SIDE_BY_SIDE);
-  vitest('sqlite', [], {
+  if (system) await vitest('fresh', [FRESH], { SITEPLANE_SYSTEM_TESTS: '1', SITEPLANE_TEST_DB: 'sqlite', ...hostEnv }, SIDE_BY_SIDE);
+  await vitest('sqlite', [], {
     SITEPLANE_SYSTEM_TESTS: system ? '1' : '0',
     SITEPLANE_SKIP_FRESH: '1',
     SITEPLANE_TEST_DB: 'sqlite',
     ...hostEnv,
   });
-  vitest(
+  await vitest(
     'postgres',
     ['packages/server/test/http', 'packages/server/test/storage', 'packages/server/test/jobs', 'packages/server/test/tls'],
     {
