@@ -155,7 +155,8 @@ if (freshOnly) {
   await vitest('system', ['packages/server/test/system'], { SITEPLANE_SYSTEM_TESTS: '1', SITEPLANE_SKIP_FRESH: '1', ...hostEnv });
 } else {
   // The pristine host first: its suites must be the first to touch it.
-  if (system) await vitest('fresh', [FRESH], { SITEPLANE_SYSTEM_TESTS: '1', SITEPLANE_TEST_DB: 'sqlite', ...hostEnv }, SIDE_BY_SIDE);
+  if (system)
+    await vitest('fresh', [FRESH], { SITEPLANE_SYSTEM_TESTS: '1', SITEPLANE_TEST_DB: 'sqlite', ...hostEnv }, SIDE_BY_SIDE);
   await vitest('sqlite', [], {
     SITEPLANE_SYSTEM_TESTS: system ? '1' : '0',
     SITEPLANE_SKIP_FRESH: '1',
