@@ -12,6 +12,7 @@ import { serveCommand } from './serve.js';
 import { serverCommands } from './server-commands.js';
 import { siteCommands } from './site-commands.js';
 import { tokenCommands } from './token-commands.js';
+import { webhookCommands } from './webhook-commands.js';
 
 /** Written into the built command (scripts/build.mjs); read from the package when run from the sources. */
 const version =
@@ -33,6 +34,7 @@ serverCommands(program);
 siteCommands(program);
 profileCommands(program);
 deployCommands(program);
+webhookCommands(program);
 backupCommands(program);
 completionCommand(program);
 program.parseAsync(process.argv).catch((error: unknown) => {

@@ -140,4 +140,11 @@ export class SiteplaneClient {
   cancelDeployment = (uuid: string) => this.request<Json>('POST', `/api/v1/deployments/${encodeURIComponent(uuid)}/cancel`);
   rollback = (site: string, release?: string) =>
     this.request<Json>('POST', this.site(site, 'rollback'), release === undefined ? {} : { release });
+
+  // Push to deploy: the site's webhook (its secret and trigger URL are shown only when generated).
+  getSiteWebhook = (site: string) => this.request<Json>('GET', this.site(site, 'webhook'));
+  /** Creates it, or `{rotate: ['secret'|'trigger_url'], branches, register: {vcProfile, repository}}`. */
+  configureSiteWebhook = (site: string, body: Json = {}) => this.request<Json>('POST', this.site(site, 'webhook'), body);
+  deleteSiteWebhook = (site: string) => this.request<void>('DELETE', this.site(site, 'webhook'));
+  listWebhookDeliveries = (site: string) => this.all<Json>(this.site(site, 'webhook/deliveries'));
 }

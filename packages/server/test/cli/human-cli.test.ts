@@ -224,6 +224,40 @@ describe(`siteplane for people, in a terminal (${TEST_DB})`, { timeout: 180_000 
     expect(unknown.text).toContain('No site named "nowhere.example.com"');
   });
 
+  it('webhook: enabled with its secret shown once, then never; rotated; deliveries; disabled', async () => {
+    const enabled = await term.run([...CLI, 'webhook', 'enable', 'app.example.com', '--branch', 'main'], env());
+    expect(enabled.code, enabled.text).toBe(0);
+    expect(enabled.text).toMatch(/Secret\s+\S{20,} \(shown once\)/);
+    expect(enabled.text).toMatch(/Trigger URL\s+http:\/\/\S+ \(shown once\)/);
+    expect(enabled.text).toMatch(/Branches\s+main/);
+    const secret = /Secret\s+(\S+)/.exec(enabled.text)?.[1];
+
+    const [shown, deliveries, lonely] = await Promise.all([
+      term.run([...CLI, 'webhook', 'get', 'app.example.com'], env()),
+      term.run([...CLI, 'webhook', 'deliveries', 'app.example.com'], env()),
+      term.run([...CLI, 'webhook', 'enable', 'app.example.com', '--register', 'nope'], env()),
+    ]);
+    expect(shown.text).toMatch(/GitHub\s+http:\/\/\S+\/api\/v1\/hooks\/github\//);
+    expect(shown.text).toMatch(/Secret\s+-/);
+    expect(secret && shown.text.includes(secret)).toBe(false);
+    expect(deliveries.text).toContain('No deliveries yet.');
+    expect(lonely.code).toBe(2);
+    expect(lonely.text).toContain('--register <profile> and --repository <owner/repo> go together');
+
+    const rotated = await term.run([...CLI, 'webhook', 'rotate', 'app.example.com', 'secret'], env());
+    expect(rotated.code, rotated.text).toBe(0);
+    const fresh = /Secret\s+(\S+)/.exec(rotated.text)?.[1];
+    expect(fresh).toMatch(/\S{20,}/);
+    expect(fresh).not.toBe(secret);
+    expect(rotated.text).toMatch(/Trigger URL\s+-/);
+
+    const off = await term.run([...CLI, 'webhook', 'disable', 'app.example.com'], env());
+    expect(off.code, off.text).toBe(0);
+    expect(
+      (await api('GET', `/api/v1/sites/${(await api('GET', `/api/v1/sites?server=${demo}`)).data[0].uuid}/webhook`)).enabled,
+    ).toBe(false);
+  });
+
   it('a failing step: its output on screen, then the failure, exit 1', async () => {
     const screen = await term.run(
       [
