@@ -29,6 +29,16 @@ describe('deploy settings', () => {
     expect(effectiveSettings(reset.overrides, laravel.defaults, {}).keepReleases).toBe(5);
   });
 
+  it("Laravel's enableCache: false switches the default caches hook off; the user's own hooks are theirs", () => {
+    const caches = (options: Record<string, unknown>) =>
+      effectiveSettings({}, laravel.defaults, options).hooks.find((h) => h.name === 'caches')?.enabled;
+    expect(caches({})).toBe(true);
+    expect(caches({ enableCache: true })).toBe(true);
+    expect(caches({ enableCache: false })).toBe(false);
+    const own = [{ name: 'caches', command: 'php artisan optimize', stage: 'before-activate' as const, enabled: true }];
+    expect(effectiveSettings({ hooks: own }, laravel.defaults, { enableCache: false }).hooks).toEqual(own);
+  });
+
   it('refuses a field both given and reset', () => {
     expect(applySettingsPatch({}, { keepReleases: 2, reset: ['keepReleases'] }).errors).toEqual([
       expect.objectContaining({ field: 'reset.0', code: 'conflicting_values' }),

@@ -31,19 +31,25 @@ const FIELDS = ['buildCommand', 'artifactPath', 'hooks', 'sharedPaths', 'keepRel
 export function effectiveSettings(
   overrides: DeploySettingsOverrides,
   type: TypeDeployDefaults,
-  options: { buildCommand?: unknown; artifactPath?: unknown },
+  options: { buildCommand?: unknown; artifactPath?: unknown; [option: string]: unknown },
 ): DeploySettings {
   const fromOptions = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : null);
   return {
     buildCommand:
       overrides.buildCommand !== undefined ? overrides.buildCommand : (fromOptions(options.buildCommand) ?? type.buildCommand),
     artifactPath: overrides.artifactPath !== undefined ? overrides.artifactPath : fromOptions(options.artifactPath),
-    hooks: overrides.hooks ?? type.hooks,
+    hooks: overrides.hooks ?? defaultHooks(type, options),
     sharedPaths: overrides.sharedPaths ?? type.sharedPaths,
     keepReleases: overrides.keepReleases ?? DEFAULT_KEEP_RELEASES,
     healthCheck: overrides.healthCheck ?? DEFAULT_HEALTH_CHECK,
     defaults: FIELDS.filter((f) => overrides[f] === undefined),
   };
+}
+
+/** The type's hooks, less those a create option switched off (`enableCache: false` keeps Laravel's caches off). */
+function defaultHooks(type: TypeDeployDefaults, options: Record<string, unknown>): Hook[] {
+  const off = new Set((type.hookSwitches ?? []).filter((s) => options[s.option] === false).map((s) => s.hook));
+  return type.hooks.map((hook) => (off.has(hook.name) ? { ...hook, enabled: false } : hook));
 }
 
 /**

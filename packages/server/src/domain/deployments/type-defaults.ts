@@ -11,6 +11,8 @@ export interface TypeDeployDefaults {
   sharedPaths: { path: string; kind: 'file' | 'directory' }[];
   /** Used when the site's options have no buildCommand; null = nothing to build. */
   buildCommand: string | null;
+  /** Default hooks a create option switches off when it is `false` (Laravel's `enableCache` → `caches`). */
+  hookSwitches?: { hook: string; option: string }[];
 }
 
 function notYet(name: string): Deployability {
@@ -58,6 +60,7 @@ const TABLE: Record<SiteTypeId, Deployability> = {
         { path: '.env', kind: 'file' },
         { path: 'storage', kind: 'directory' },
       ],
+      hookSwitches: [{ hook: 'caches', option: 'enableCache' }],
       buildCommand: null,
     },
   },
