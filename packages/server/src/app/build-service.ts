@@ -130,6 +130,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     quotas: config.quotas,
     changes,
     freeZoneBudget: config.freeZoneBudget,
+    publicUrl: config.publicUrl,
   };
   const sshPool = new SshExecutorPool();
   const metrics = new ServiceMetrics();
