@@ -76,10 +76,21 @@ export function deployCommands(program: Command): void {
   source
     .command('set <site> <vcProfile> <repository> <branch>')
     .option('--app-folder <path>')
-    .action(async (site: string, vcProfile: string, repository: string, branch: string, o: { appFolder?: string }) =>
-      print(
-        await client().setSiteSource(site, { vcProfile, repository, branch, ...(o.appFolder ? { appFolder: o.appFolder } : {}) }),
-      ),
+    .option(
+      '--access <access>',
+      'hosted providers: token (default) or deploy_key (a key registered read-only at the provider, fetched over ssh)',
+    )
+    .action(
+      async (site: string, vcProfile: string, repository: string, branch: string, o: { appFolder?: string; access?: string }) =>
+        print(
+          await client().setSiteSource(site, {
+            vcProfile,
+            repository,
+            branch,
+            ...(o.appFolder ? { appFolder: o.appFolder } : {}),
+            ...(o.access ? { access: o.access } : {}),
+          }),
+        ),
     );
   source.command('unbind <site>').action(async (site: string) => print(await client().unbindSiteSource(site)));
 

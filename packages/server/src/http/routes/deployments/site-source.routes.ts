@@ -41,14 +41,29 @@ export const siteSourceRoutes = (deps: UseCaseDeps): RouteDef[] => [
     responses: {
       200: {
         description:
-          'The source. The repository and branch were checked through the profile. For an ssh remote, add deploy_public_key to the repository as a read-only deploy key.',
+          'The source. The repository and branch were checked through the profile. With access deploy_key (hosted providers) the key is registered read-only at the provider, or deploy_key_registration says why not (the token may not manage deploy keys) and deploy_public_key is to be added by hand; a plain git profile’s ssh remote always needs deploy_public_key added by hand.',
         schema: SiteSourceSchema,
       },
-      204: { description: 'Unbound (body null): the site deploys by artifact upload only' },
+      204: {
+        description:
+          'Unbound (body null): the site deploys by artifact upload only; a key Siteplane registered at the provider is removed there (best effort, recorded)',
+      },
       422: {
-        description: 'validation_failed naming vcProfile, repository or branch; not_deployable for the site’s type',
+        description:
+          'validation_failed naming vcProfile, repository, branch or access (not_applicable for a plain git profile); not_deployable for the site’s type',
         schema: ProblemSchema,
       },
+      424: { description: 'provider_auth_failed: the provider refused the profile’s token', schema: ProblemSchema },
+      429: {
+        description: 'provider_rate_limited',
+        schema: ProblemSchema,
+        headers: { 'Retry-After': 'Seconds until the provider’s limit resets' },
+      },
+      502: {
+        description: 'provider_error: the provider answered something unreadable (or gave no ssh clone address)',
+        schema: ProblemSchema,
+      },
+      503: { description: 'provider_unreachable', schema: ProblemSchema },
     },
     async handler(req, reply, actor) {
       if (req.body === null || req.body === undefined) {
@@ -66,7 +81,13 @@ export const siteSourceRoutes = (deps: UseCaseDeps): RouteDef[] => [
     tag: 'Deployments',
     auth: 'write',
     params: { site: 'Site UUID' },
-    responses: { 204: { description: 'Unbound; the site’s deploy key is forgotten' }, 422: NOT_DEPLOYABLE },
+    responses: {
+      204: {
+        description:
+          'Unbound; the site’s deploy key is forgotten, and removed at the provider when Siteplane registered it there (best effort, recorded)',
+      },
+      422: NOT_DEPLOYABLE,
+    },
     async handler(req, reply, actor) {
       await unbindSiteSource(deps, actor, site(req));
       return reply.status(204).send();
