@@ -47,6 +47,21 @@ export const DeployKeyRegistrationSchema = T.Object({
   ),
 });
 
+export const DeployKeyRemovalSchema = T.Object({
+  uuid: Uuid,
+  provider: T.String(),
+  repository: T.String(),
+  provider_key_id: T.String(),
+  cause: T.Union([T.Literal('unbound'), T.Literal('rebound'), T.Literal('site_deleted')], {
+    description: 'unbound: the source was unbound; rebound: bound to another repository or to token access; site_deleted',
+  }),
+  outcome: T.Union([T.Literal('removed'), T.Literal('already_gone'), T.Literal('failed')], {
+    description: 'failed: the key is still at the provider; detail says why and which key to remove by hand',
+  }),
+  detail: Nullable(T.String()),
+  created_at: T.String(),
+});
+
 export const SiteSourceSchema = T.Object({
   site: Uuid,
   vc_profile: Uuid,

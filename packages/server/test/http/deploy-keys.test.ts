@@ -139,6 +139,26 @@ describe.each(HOSTED_CASES)(`deploy keys registered at $provider (${TEST_DB})`, 
     expect(keysAt(4)).toHaveLength(1);
     await expectStatus(call(s, 'DELETE', `/api/v1/sites/${site}/source`), 204);
     expect(keysAt(4)).toEqual([]);
+    const listed = (
+      await expectStatus(call(s, 'GET', `/api/v1/sites/${site}/source/deploy-key-removals`, { token: s.readToken }), 200)
+    ).json();
+    expect(listed).toEqual({
+      data: [
+        {
+          uuid: expect.any(String),
+          provider: c.provider,
+          repository: repo(4),
+          provider_key_id: record.deploy_key_registration.provider_key_id,
+          cause: 'unbound',
+          outcome: 'removed',
+          detail: null,
+          created_at: expect.any(String),
+        },
+      ],
+      meta: { next_cursor: null, limit: 100 },
+    });
+    // Another tenant's site is not found.
+    await expectStatus(call(s, 'GET', `/api/v1/sites/${site}/source/deploy-key-removals`, { token: s.otherTenantToken }), 404);
     expect(await removals(site)).toMatchObject([
       {
         provider: c.provider,
@@ -182,6 +202,22 @@ describe.each(HOSTED_CASES)(`deploy keys registered at $provider (${TEST_DB})`, 
     expect(removal).toMatchObject({ cause: 'unbound', outcome: 'failed' });
     expect(removal?.detail).toContain(`remove deploy key ${record.deploy_key_registration.provider_key_id}`);
     expect(removal?.detail).not.toContain(fixture.token);
+    const listed = (await expectStatus(call(s, 'GET', `/api/v1/sites/${site}/source/deploy-key-removals`), 200)).json();
+    expect(listed.data.map((r: { outcome: string }) => r.outcome)).toEqual(['failed']);
+  });
+
+  it('a repository the provider hides from the token (404, as GitHub answers without admin): not registered either', async () => {
+    const site = await newSite();
+    fixture.keyAdmin = 'hidden';
+    try {
+      const record = await bind(site, 10);
+      expect(record.deploy_key_registration).toMatchObject({
+        status: 'not_registered',
+        reason: expect.stringMatching(/404.*by hand/),
+      });
+    } finally {
+      fixture.keyAdmin = true;
+    }
   });
 
   it('deleting the site removes its key at the provider, after the server’s cleanup', async () => {

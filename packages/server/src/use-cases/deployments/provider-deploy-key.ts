@@ -6,16 +6,20 @@
  * why, and the user adds the public key by hand. A removal is best effort and always recorded
  * (deploy_key_removals), so a key left at the provider is known.
  */
-import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../app/clock.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
+import type { Actor } from '../../domain/auth/actor.js';
+import { keyset } from '../../storage/paging.js';
 import type { Database } from '../../storage/schema.js';
+import { timeOrderedUuid } from '../../storage/time-ordered-uuid.js';
 import { addDeployKey, removeDeployKey } from '../../vcs/deploy-keys.js';
 import { VcsError, type VcsProfileConfig, type VcsProviderName } from '../../vcs/provider.js';
 import type { UseCaseDeps } from '../deps.js';
+import { type PageRequest, toPage } from '../pagination.js';
 import { providerFetch } from '../vc-profiles/provider-fetch.js';
 import { vcsDomainError } from '../vc-profiles/vcs-errors.js';
+import { deployableSite } from './deploy-site.js';
 
 export interface DeployKeyRegistration {
   status: 'registered' | 'not_registered';
@@ -108,10 +112,11 @@ export async function removeRegisteredKey(
       detail = outcome === 'failed' ? `${message}; remove deploy key ${keyId} from ${source.repository} by hand` : message;
     }
   }
+  const now = deps.clock.now();
   await deps.db
     .insertInto('deploy_key_removals')
     .values({
-      uuid: randomUUID(),
+      uuid: timeOrderedUuid(now.getTime()),
       site_uuid: source.site_uuid,
       vc_profile_uuid: source.vc_profile_uuid,
       provider: source.provider,
@@ -120,8 +125,32 @@ export async function removeRegisteredKey(
       cause,
       outcome,
       detail: detail?.slice(0, 2000) ?? null,
-      created_at: deps.clock.now().toISOString(),
+      created_at: now.toISOString(),
     })
     .execute();
   return { outcome, detail };
+}
+
+/**
+ * GET /api/v1/sites/<uuid>/source/deploy-key-removals: every removal of a registered key attempted
+ * for the site (unbind, re-bind), oldest first, in the list envelope; a deleted site's own is in its
+ * deletion's operation log.
+ */
+export async function listDeployKeyRemovals(deps: UseCaseDeps, actor: Actor, siteUuid: string, page: PageRequest) {
+  const { site } = await deployableSite(deps.db, { actor }, siteUuid);
+  const rows = await keyset(
+    deps.db.selectFrom('deploy_key_removals').selectAll().where('site_uuid', '=', site.uuid),
+    'deploy_key_removals',
+    page,
+  ).execute();
+  return toPage(rows, page, (row) => ({
+    uuid: row.uuid,
+    provider: row.provider,
+    repository: row.repository,
+    provider_key_id: row.provider_key_id,
+    cause: row.cause,
+    outcome: row.outcome,
+    detail: row.detail,
+    created_at: row.created_at,
+  }));
 }

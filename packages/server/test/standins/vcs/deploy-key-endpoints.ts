@@ -36,7 +36,8 @@ export interface AddedDeployKey {
   sent: Record<string, unknown>;
 }
 
-export type DeployKeyFixture = VcsFixture & { deployKeys?: AddedDeployKey[]; keyAdmin?: boolean };
+/** `keyAdmin: 'hidden'`: the repository answered 404 to the token, as GitHub hides what it may not manage. */
+export type DeployKeyFixture = VcsFixture & { deployKeys?: AddedDeployKey[]; keyAdmin?: boolean | 'hidden' };
 
 type Json = Record<string, unknown>;
 let nextId = 7000;
@@ -89,6 +90,7 @@ function handle(
   if (!dialect.authorised(request)) return dialect.unauthorised;
   if (!repo) return dialect.notFound;
   if (fixture.keyAdmin === false) return dialect.forbidden;
+  if (fixture.keyAdmin === 'hidden') return dialect.notFound;
   const name = fullName(repo);
   const all = keysOf(fixture);
   if (request.method === 'DELETE') {

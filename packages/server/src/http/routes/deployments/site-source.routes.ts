@@ -1,9 +1,11 @@
 import type { Static } from '@sinclair/typebox';
-import { ProblemSchema, PutSiteSourceBody, SiteSourceSchema } from '@siteplane/contract';
+import { DeployKeyRemovalSchema, listOf, ProblemSchema, PutSiteSourceBody, SiteSourceSchema } from '@siteplane/contract';
+import { listDeployKeyRemovals } from '../../../use-cases/deployments/provider-deploy-key.js';
 import { getSiteSource, putSiteSource, unbindSiteSource } from '../../../use-cases/deployments/site-source.js';
 import type { UseCaseDeps } from '../../../use-cases/deps.js';
 import type { RouteDef } from '../../route.js';
 import { assertMatches } from '../../validate-schema.js';
+import { paged } from '../paged.js';
 
 const site = (req: { params: unknown }) => (req.params as { site: string }).site;
 
@@ -92,5 +94,22 @@ export const siteSourceRoutes = (deps: UseCaseDeps): RouteDef[] => [
       await unbindSiteSource(deps, actor, site(req));
       return reply.status(204).send();
     },
+  },
+  {
+    method: 'GET',
+    url: '/api/v1/sites/:site/source/deploy-key-removals',
+    summary: 'Removals of the site’s deploy keys at providers (on unbind or re-bind), each with its outcome',
+    tag: 'Deployments',
+    auth: 'read',
+    params: { site: 'Site UUID' },
+    responses: {
+      200: {
+        description: 'Oldest first; a failed one names the key still at the provider, to remove by hand',
+        schema: listOf(DeployKeyRemovalSchema),
+      },
+      404: { description: 'Unknown site', schema: ProblemSchema },
+      422: NOT_DEPLOYABLE,
+    },
+    handler: (req, reply, actor) => paged(req, reply, (page) => listDeployKeyRemovals(deps, actor, site(req), page)),
   },
 ];
