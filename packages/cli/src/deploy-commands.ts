@@ -93,6 +93,10 @@ export function deployCommands(program: Command): void {
         ),
     );
   source.command('unbind <site>').action(async (site: string) => print(await client().unbindSiteSource(site)));
+  source
+    .command('key-removals <site>')
+    .description('Removals of the site’s deploy keys at providers, each with its outcome')
+    .action(async (site: string) => print(await client().listDeployKeyRemovals(site)));
 
   const settings = program
     .command('deploy-settings')

@@ -3,6 +3,7 @@
 // provider's stand-in (its deploy-key endpoints as documented): registered read-only, refused for
 // lack of rights (the binding still succeeds, saying why), removed at the provider when the source
 // is unbound or re-bound and when the site is deleted, and the deploy fetching over ssh with it.
+import { SiteplaneClient } from '@siteplane/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeployKeyFixture } from '../standins/vcs/deploy-key-endpoints.js';
 import { fullName, makeFixture } from '../standins/vcs/fixture.js';
@@ -244,6 +245,51 @@ describe.each(HOSTED_CASES)(`deploy keys registered at $provider (${TEST_DB})`, 
     const op = (await expectStatus(call(s, 'GET', `/api/v1/operations/${deleting.operation.uuid}`), 200)).json();
     expect(op.steps.map((step: { name: string }) => step.name)).not.toContain('remove deploy key at provider');
     expect(await removals(site)).toEqual([]);
+  });
+
+  it('any other failure at the provider fails the PUT (502) and changes nothing, the earlier binding kept', async () => {
+    const site = await newSite();
+    const before = await bind(site, 11, {});
+    fixture.keyEndpointsDown = true;
+    try {
+      const res = await expectStatus(
+        put(site, { vcProfile: profile, repository: repo(11), branch: 'develop', access: 'deploy_key' }),
+        502,
+      );
+      expect(res.json().code).toBe('provider_error');
+      expect(res.body).not.toContain(fixture.token);
+    } finally {
+      fixture.keyEndpointsDown = false;
+    }
+    expect((await expectStatus(call(s, 'GET', `/api/v1/sites/${site}/source`), 200)).json()).toEqual(before);
+    expect(keysAt(11)).toEqual([]);
+  });
+
+  it('through SiteplaneClient: bind with a deploy key, unbind, list the removal', async () => {
+    const fetchViaInject: typeof fetch = async (input, init) => {
+      const url = new URL(String(input));
+      const res = await s.app.inject({
+        method: (init?.method ?? 'GET') as 'GET',
+        url: url.pathname + url.search,
+        headers: init?.headers as Record<string, string>,
+        ...(init?.body ? { payload: String(init.body) } : {}),
+      });
+      return new Response(res.statusCode === 204 ? null : res.body, {
+        status: res.statusCode,
+        headers: res.headers as HeadersInit,
+      });
+    };
+    const client = new SiteplaneClient({ baseUrl: 'http://siteplane.test', token: s.token, fetch: fetchViaInject });
+    const site = await newSite();
+    const source = await client.setSiteSource(site, {
+      vcProfile: profile,
+      repository: repo(12),
+      branch: 'main',
+      access: 'deploy_key',
+    });
+    expect(source.deploy_key_registration).toMatchObject({ status: 'registered' });
+    await client.unbindSiteSource(site);
+    expect((await client.listDeployKeyRemovals(site)).map((r) => r.outcome)).toEqual(['removed']);
   });
 
   it('access is refused for a plain git profile and must be token or deploy_key', async () => {

@@ -36,8 +36,15 @@ export interface AddedDeployKey {
   sent: Record<string, unknown>;
 }
 
-/** `keyAdmin: 'hidden'`: the repository answered 404 to the token, as GitHub hides what it may not manage. */
-export type DeployKeyFixture = VcsFixture & { deployKeys?: AddedDeployKey[]; keyAdmin?: boolean | 'hidden' };
+/**
+ * `keyAdmin: 'hidden'`: the repository answered 404 to the token, as GitHub hides what it may not
+ * manage. `keyEndpointsDown`: the provider fails these requests (503 from its front end).
+ */
+export type DeployKeyFixture = VcsFixture & {
+  deployKeys?: AddedDeployKey[];
+  keyAdmin?: boolean | 'hidden';
+  keyEndpointsDown?: boolean;
+};
 
 type Json = Record<string, unknown>;
 let nextId = 7000;
@@ -87,6 +94,7 @@ function handle(
   repo: FixtureRepo | undefined,
   keyId: string | null,
 ): StandinResponse {
+  if (fixture.keyEndpointsDown) return { status: 503, body: '<html><body>503 Service Unavailable</body></html>' };
   if (!dialect.authorised(request)) return dialect.unauthorised;
   if (!repo) return dialect.notFound;
   if (fixture.keyAdmin === false) return dialect.forbidden;
