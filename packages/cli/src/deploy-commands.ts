@@ -46,6 +46,14 @@ const sourceDetails = (src: Json) =>
     ['App folder', src.app_folder],
     ['Access', src.auth],
     ['Deploy key', src.deploy_public_key],
+    [
+      'At the provider',
+      (() => {
+        const reg = src.deploy_key_registration as { status: string; reason: string | null } | null;
+        if (!reg) return null;
+        return reg.status === 'registered' ? statusText('active') : `${paint('yellow', 'not registered')}: ${reg.reason ?? ''}`;
+      })(),
+    ],
     ['Profile', paint('dim', String(src.vc_profile ?? ''))],
   ]);
 
@@ -155,18 +163,28 @@ export function deployCommands(program: Command): void {
   source
     .command('set <site> <vcProfile> <repository> <branch>')
     .option('--app-folder <path>')
-    .action(async (site: string, vcProfile: string, repository: string, branch: string, o: { appFolder?: string }) =>
-      print(
-        await client().setSiteSource(await siteRef(site), {
-          vcProfile: await resolveVcProfile(client(), vcProfile),
-          repository,
-          branch,
-          ...(o.appFolder ? { appFolder: o.appFolder } : {}),
-        }),
-        sourceDetails,
-      ),
+    .option(
+      '--access <access>',
+      'hosted providers: token (default) or deploy_key (a key registered read-only at the provider, fetched over ssh)',
+    )
+    .action(
+      async (site: string, vcProfile: string, repository: string, branch: string, o: { appFolder?: string; access?: string }) =>
+        print(
+          await client().setSiteSource(await siteRef(site), {
+            vcProfile: await resolveVcProfile(client(), vcProfile),
+            repository,
+            branch,
+            ...(o.appFolder ? { appFolder: o.appFolder } : {}),
+            ...(o.access ? { access: o.access } : {}),
+          }),
+          sourceDetails,
+        ),
     );
   source.command('unbind <site>').action(async (site: string) => print(await client().unbindSiteSource(await siteRef(site))));
+  source
+    .command('key-removals <site>')
+    .description('Removals of the site’s deploy keys at providers, each with its outcome')
+    .action(async (site: string) => print(await client().listDeployKeyRemovals(await siteRef(site))));
 
   const settings = program
     .command('deploy-settings')

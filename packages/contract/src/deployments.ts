@@ -26,9 +26,41 @@ export const PutSiteSourceBody = T.Object(
     appFolder: T.Optional(
       T.String({ pattern: RELATIVE_PATH_PATTERN, description: 'Sub-directory holding the app (monorepos); default the root' }),
     ),
+    access: T.Optional(
+      T.Union([T.Literal('token'), T.Literal('deploy_key')], {
+        description:
+          'Hosted providers only (GitHub, GitLab, Bitbucket, Gitea/Forgejo). token (default): each fetch uses the profile’s token over https. deploy_key: Siteplane generates an ed25519 key for this site, registers it read-only at the provider through the profile’s token, and fetches over ssh with it; when the token may not manage deploy keys, the answer says so and shows the public key to add by hand. Plain git profiles choose by their remote (ssh: a deploy key) and refuse this field.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
+
+export const DeployKeyRegistrationSchema = T.Object({
+  status: T.Union([T.Literal('registered'), T.Literal('not_registered')]),
+  provider_key_id: Nullable(T.String({ description: 'The provider’s id of the key (removed there on unbind or site deletion)' })),
+  reason: Nullable(
+    T.String({
+      description:
+        'Why it is not registered (the provider refused: the token lacks the right to manage deploy keys); add deploy_public_key to the repository as a read-only deploy key by hand, or PUT again once the token has the right',
+    }),
+  ),
+});
+
+export const DeployKeyRemovalSchema = T.Object({
+  uuid: Uuid,
+  provider: T.String(),
+  repository: T.String(),
+  provider_key_id: T.String(),
+  cause: T.Union([T.Literal('unbound'), T.Literal('rebound'), T.Literal('site_deleted')], {
+    description: 'unbound: the source was unbound; rebound: bound to another repository or to token access; site_deleted',
+  }),
+  outcome: T.Union([T.Literal('removed'), T.Literal('already_gone'), T.Literal('failed')], {
+    description: 'failed: the key is still at the provider; detail says why and which key to remove by hand',
+  }),
+  detail: Nullable(T.String()),
+  created_at: T.String(),
+});
 
 export const SiteSourceSchema = T.Object({
   site: Uuid,
@@ -39,9 +71,12 @@ export const SiteSourceSchema = T.Object({
   app_folder: Nullable(T.String()),
   auth: T.Union([T.Literal('token'), T.Literal('deploy_key'), T.Literal('none')], {
     description:
-      'token: the profile’s token reaches the server for each fetch (never stored there); deploy_key: add deploy_public_key to the repository (read-only); none: a public remote',
+      'token: the profile’s token reaches the server for each fetch (never stored there); deploy_key: the server fetches over ssh with the site’s key (registered at the provider when deploy_key_registration says so, else add deploy_public_key to the repository, read-only); none: a public remote',
   }),
   deploy_public_key: Nullable(T.String({ description: 'ed25519 key Siteplane generated for this site (ssh remotes)' })),
+  deploy_key_registration: T.Union([DeployKeyRegistrationSchema, T.Null()], {
+    description: 'Hosted providers with access deploy_key: whether the key is registered at the provider; null otherwise',
+  }),
   created_at: T.String(),
   updated_at: T.String(),
 });

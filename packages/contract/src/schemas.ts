@@ -247,7 +247,12 @@ export const RepositorySchema = T.Object({
 });
 export const RepositoryDetailSchema = T.Intersect([
   RepositorySchema,
-  T.Object({ branches: T.Array(T.Object({ name: T.String(), commit: T.Union([T.String(), T.Null()]) })) }),
+  T.Object({
+    branches: T.Array(T.Object({ name: T.String(), commit: T.Union([T.String(), T.Null()]) })),
+    ssh_url: T.Union([T.String(), T.Null()], {
+      description: 'The ssh clone address (fetched with a deploy key); null when the provider gives none or for plain git',
+    }),
+  }),
 ]);
 
 export const OperationSchema = T.Object({

@@ -125,9 +125,15 @@ export class SiteplaneClient {
   // Deployments: a site's source, settings and environment; deployments and rollbacks.
   private site = (uuid: string, tail: string) => `/api/v1/sites/${encodeURIComponent(uuid)}/${tail}`;
   getSiteSource = (site: string) => this.request<Json>('GET', this.site(site, 'source'));
-  /** `{vcProfile, repository, branch, appFolder?}`; the answer's deploy_public_key, when set, goes to the repository. */
+  /**
+   * `{vcProfile, repository, branch, appFolder?, access?}`; `access: "deploy_key"` registers a key at a
+   * hosted provider. When the answer's deploy_key_registration is not `registered` (or null, for a
+   * plain git ssh remote), deploy_public_key goes to the repository by hand.
+   */
   setSiteSource = (site: string, body: Json) => this.request<Json>('PUT', this.site(site, 'source'), body);
   unbindSiteSource = (site: string) => this.request<void>('DELETE', this.site(site, 'source'));
+  /** Every removal of a registered deploy key at its provider (unbind, re-bind), with its outcome. */
+  listDeployKeyRemovals = (site: string) => this.all<Json>(this.site(site, 'source/deploy-key-removals'));
   getDeploySettings = (site: string) => this.request<Json>('GET', this.site(site, 'deploy-settings'));
   updateDeploySettings = (site: string, body: Json) => this.request<Json>('PATCH', this.site(site, 'deploy-settings'), body);
   getEnvironment = (site: string) => this.request<Json>('GET', this.site(site, 'environment'));

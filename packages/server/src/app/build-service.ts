@@ -28,6 +28,7 @@ import { openStorage, type Storage } from '../storage/database.js';
 import { writeTransactions } from '../storage/group-commit.js';
 import { IdempotencyStore } from '../storage/idempotency-store.js';
 import { actorForToken } from '../storage/tokens.js';
+import { deployKeyCleanup } from '../use-cases/deployments/deploy-key-cleanup.js';
 import type { DeploymentTrigger, SourceBranchOf } from '../use-cases/deployments/deployment-trigger.js';
 import { pushTrigger, sourceBranchOf } from '../use-cases/deployments/push-trigger.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
@@ -35,6 +36,7 @@ import type { Integrations } from '../use-cases/integrations.js';
 import { SiteListCache } from '../use-cases/sites/site-list-cache.js';
 import { siteTls } from '../use-cases/ssl/site-tls.js';
 import { type TlsSettings, tlsSettingsFrom } from '../use-cases/ssl/tls-settings.js';
+import { providerFetch } from '../use-cases/vc-profiles/provider-fetch.js';
 import { AcmeOrderLog } from './acme-order-log.js';
 import { type Clock, systemClock } from './clock.js';
 import { type Config, sqliteFile } from './config.js';
@@ -130,6 +132,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     quotas: config.quotas,
     changes,
     freeZoneBudget: config.freeZoneBudget,
+    publicUrl: config.publicUrl,
   };
   const sshPool = new SshExecutorPool();
   const metrics = new ServiceMetrics();
@@ -161,6 +164,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     },
   };
   jobDeps.deploySlots = new DeploySlots(jobDeps.locks, config.deploysPerServer);
+  jobDeps.afterDelete = deployKeyCleanup({ db: storage.db, secrets, clock, fetch: providerFetch(egress) });
   jobDeps.extension = siteTls({
     db: storage.db,
     dialect: storage.dialect,

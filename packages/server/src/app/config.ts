@@ -81,6 +81,12 @@ export interface Config {
    * /metrics, and the API's listener answers /metrics with 404. Neither set: /metrics is 404.
    */
   metrics: { token: string | null; address: { host: string; port: number } | null };
+  /**
+   * SITEPLANE_PUBLIC_URL: the address clients and providers reach this API at (behind a
+   * TLS-terminating proxy, its https:// address), without a trailing slash. Hook and trigger URLs,
+   * shown and registered at providers, are built from it; unset, from the request's scheme and host.
+   */
+  publicUrl: string | null;
 }
 
 export const NODE_SOURCES = ['nodesource', 'npm'] as const;
@@ -174,6 +180,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (metricsAddress === 'invalid')
     problems.push('SITEPLANE_METRICS_ADDRESS must be host:port, e.g. 127.0.0.1:9464 ([::1]:9464 for IPv6)');
 
+  const publicUrl = publicUrlOf(opt('SITEPLANE_PUBLIC_URL'));
+  if (publicUrl === 'invalid')
+    problems.push(
+      'SITEPLANE_PUBLIC_URL must be an http(s) URL without credentials, query or fragment, e.g. https://siteplane.example.com',
+    );
+
   const config: Config = {
     host: str('HOST', '127.0.0.1'),
     port: int('PORT', 8080, 0, 65535),
@@ -221,6 +233,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     deploysPerServer: int('SITEPLANE_DEPLOYS_PER_SERVER', 1, 1, 64),
     metrics: { token: metricsToken, address: metricsAddress === 'invalid' ? null : metricsAddress },
+    publicUrl: publicUrl === 'invalid' ? null : publicUrl,
   };
   for (const [name, value] of [
     ['WORDPRESS_SOURCE', config.wordpressSource],
@@ -231,6 +244,24 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * SITEPLANE_PUBLIC_URL: origin and optional path prefix (a proxy may serve the API under one),
+ * without the trailing slash; null when unset. Credentials, a query or a fragment would end up in
+ * every hook URL given to a provider, so they are refused.
+ */
+function publicUrlOf(value: string | null): string | null | 'invalid' {
+  if (value === null) return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'invalid';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'invalid';
+  if (url.username || url.password || url.search || url.hash || value.includes('?') || value.includes('#')) return 'invalid';
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 /** `host:port` or `[v6]:port` (port 0: any free one, for tests); null when unset. */

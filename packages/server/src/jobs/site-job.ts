@@ -48,6 +48,11 @@ export interface SiteJobDeps {
   cancelPollMs?: number;
   /** Told of each step's and each operation's outcome (the service's metrics). */
   observe?: SiteJobObserver;
+  /**
+   * Work at providers a site's deletion ends with (its deploy key registered at a hosted provider,
+   * removed there: use-cases/deployments/deploy-key-cleanup.ts); none when absent.
+   */
+  afterDelete?: (site: Database['sites']) => Promise<Step[]>;
 }
 
 export interface SiteJobObserver {
@@ -157,7 +162,10 @@ async function runOperation(deps: SiteJobDeps, job: JobRow, signal: JobSignal): 
       : op.kind === 'create'
         ? recipe.create(provisioned)
         : op.kind === 'delete'
-          ? recipe.remove(provisioned, { deleteDatabase: params.deleteDatabase === true })
+          ? [
+              ...recipe.remove(provisioned, { deleteDatabase: params.deleteDatabase === true }),
+              ...((await deps.afterDelete?.(site)) ?? []),
+            ]
           : [];
     if (deps.extension) steps = deps.extension.steps({ op, site, server }, steps);
     let facts: ServerFacts = { ...EMPTY_FACTS, ...(JSON.parse(server.facts) as ServerFacts) };

@@ -259,8 +259,27 @@ export interface Database {
     auth: 'token' | 'deploy_key' | 'none';
     deploy_public_key: string | null;
     deploy_private_key_enc: string | null;
+    /** Migration 010: the provider's id of the deploy key Siteplane registered there. */
+    deploy_key_provider_id: string | null;
+    /** Migration 010: hosted providers with `access: deploy_key` only; null otherwise. */
+    deploy_key_status: 'registered' | 'not_registered' | null;
+    /** Migration 010: why the key is not registered (the provider's refusal). */
+    deploy_key_reason: string | null;
     created_at: string;
     updated_at: string;
+  };
+  /** Migration 010: a registered deploy key's removal at its provider, attempted once (best effort). */
+  deploy_key_removals: {
+    uuid: string;
+    site_uuid: string;
+    vc_profile_uuid: string;
+    provider: string;
+    repository: string;
+    provider_key_id: string;
+    cause: 'unbound' | 'rebound' | 'site_deleted';
+    outcome: 'removed' | 'already_gone' | 'failed';
+    detail: string | null;
+    created_at: string;
   };
   /** Migration 009: the settings a user changed (JSON); the rest follow the type's defaults. */
   site_deploy_settings: { site_uuid: string; settings: string; updated_at: string };

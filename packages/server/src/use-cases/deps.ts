@@ -43,4 +43,6 @@ export interface UseCaseDeps {
   changes: ChangeNotifier;
   /** FREE_DOMAIN_*CERTIFICATES_PER_WEEK: checked by POST /api/v1/sites/<uuid>/ssl for temporary names in the zone. */
   freeZoneBudget: IssuanceBudget;
+  /** SITEPLANE_PUBLIC_URL: where hook and trigger URLs point (null: the request's scheme and host). */
+  publicUrl: string | null;
 }

@@ -83,7 +83,7 @@ export class BitbucketProvider implements VcsProvider {
       this.client.get(path),
       this.client.getAll(`${path}/refs/branches?pagelen=100`, values('a branch page'), next),
     ]);
-    return { ...summary(repo.body), branches: branches.map(branch) };
+    return { ...summary(repo.body), branches: branches.map(branch), ssh_url: sshCloneLink(repo.body) };
   }
 }
 
@@ -103,6 +103,14 @@ function summary(value: unknown): RepositorySummary {
     private: flag(repo, 'is_private'),
     web_url: text(repo, 'links', 'html', 'href'),
   };
+}
+
+/** `links.clone` is a list of `{name: "https" | "ssh", href}`. */
+function sshCloneLink(value: unknown): string | null {
+  const clone = (value as { links?: { clone?: unknown } } | null)?.links?.clone;
+  if (!Array.isArray(clone)) return null;
+  const ssh = clone.find((link) => text(link, 'name') === 'ssh');
+  return ssh ? text(ssh, 'href') : null;
 }
 
 function branch(value: unknown): Branch {

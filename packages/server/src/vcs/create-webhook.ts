@@ -7,14 +7,10 @@
  * (GitHub `admin:repo_hook` or a fine-grained "Webhooks: write"; GitLab Maintainer; Bitbucket
  * `webhook`; Gitea repository admin); a refusal is a VcsError `auth_failed` or `not_found`.
  */
-import { bitbucketApiBase, bitbucketAuth } from './bitbucket.js';
-import { giteaApiBase } from './gitea.js';
-import { GITHUB_API_VERSION, githubApiBase } from './github.js';
-import { gitlabApiBase } from './gitlab.js';
-import { type PostTarget, postJson } from './json-post.js';
+import { postJson } from './json-post.js';
 import { asObject, requiredText } from './json-shape.js';
-import { VcsError, type VcsProfileConfig, type VcsProviderOptions } from './provider.js';
-import { encodeSegments, splitRepoName } from './repo-name.js';
+import type { VcsProfileConfig, VcsProviderOptions } from './provider.js';
+import { writeTarget } from './write-target.js';
 
 export interface NewWebhook {
   /** `<owner>/<repo>` (GitLab: the project's full path). */
@@ -31,26 +27,10 @@ export async function createWebhook(
   hook: NewWebhook,
   options: VcsProviderOptions = {},
 ): Promise<{ id: string }> {
-  const base = { fetch: options.fetch, now: options.now, timeoutMs: options.timeoutMs };
-  const token = config.token;
-  if (config.provider === 'git' || !token)
-    throw new VcsError('auth_failed', 'A plain git profile has no API to create hooks with.');
-  switch (config.provider) {
+  const { provider, target, repoPath } = writeTarget(config, hook.repository, options, [hook.secret], 'create hooks');
+  switch (provider) {
     case 'github': {
-      const target: PostTarget = {
-        ...base,
-        provider: 'GitHub',
-        baseUrl: githubApiBase(config.baseUrl),
-        headers: {
-          Accept: 'application/vnd.github+json',
-          'X-GitHub-Api-Version': GITHUB_API_VERSION,
-          'User-Agent': 'Siteplane',
-          Authorization: `Bearer ${token}`,
-        },
-        secrets: [token, hook.secret],
-      };
-      const path = `repos/${encodeSegments(splitRepoName('GitHub', hook.repository, { min: 2, max: 2 }))}/hooks`;
-      const body = await postJson(target, path, {
+      const body = await postJson(target, `${repoPath}/hooks`, {
         name: 'web',
         active: true,
         events: ['push'],
@@ -59,15 +39,7 @@ export async function createWebhook(
       return { id: idOf('GitHub', body, 'id') };
     }
     case 'gitlab': {
-      const target: PostTarget = {
-        ...base,
-        provider: 'GitLab',
-        baseUrl: gitlabApiBase(config.baseUrl),
-        headers: { Accept: 'application/json', 'PRIVATE-TOKEN': token },
-        secrets: [token, hook.secret],
-      };
-      const id = encodeURIComponent(splitRepoName('GitLab', hook.repository, { min: 2, max: 21 }).join('/'));
-      const body = await postJson(target, `projects/${id}/hooks`, {
+      const body = await postJson(target, `${repoPath}/hooks`, {
         url: hook.url,
         token: hook.secret,
         push_events: true,
@@ -78,16 +50,7 @@ export async function createWebhook(
       return { id: idOf('GitLab', body, 'id') };
     }
     case 'bitbucket': {
-      const auth = bitbucketAuth(token);
-      const target: PostTarget = {
-        ...base,
-        provider: 'Bitbucket',
-        baseUrl: bitbucketApiBase(config.baseUrl),
-        headers: { Accept: 'application/json', Authorization: auth.header },
-        secrets: [...auth.secrets, hook.secret],
-      };
-      const path = `repositories/${encodeSegments(splitRepoName('Bitbucket', hook.repository, { min: 2, max: 2 }))}/hooks`;
-      const body = await postJson(target, path, {
+      const body = await postJson(target, `${repoPath}/hooks`, {
         description: 'Siteplane push to deploy',
         url: hook.url,
         active: true,
@@ -97,15 +60,7 @@ export async function createWebhook(
       return { id: idOf('Bitbucket', body, 'uuid') };
     }
     case 'gitea': {
-      const target: PostTarget = {
-        ...base,
-        provider: 'Gitea',
-        baseUrl: giteaApiBase(config.baseUrl),
-        headers: { Accept: 'application/json', Authorization: `token ${token}` },
-        secrets: [token, hook.secret],
-      };
-      const path = `repos/${encodeSegments(splitRepoName('Gitea', hook.repository, { min: 2, max: 2 }))}/hooks`;
-      const body = await postJson(target, path, {
+      const body = await postJson(target, `${repoPath}/hooks`, {
         type: 'gitea',
         active: true,
         events: ['push'],

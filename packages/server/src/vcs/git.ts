@@ -72,7 +72,7 @@ export class GitProvider implements VcsProvider {
     if (!remote)
       throw new VcsError('not_found', `this git profile lists no repository named ${JSON.stringify(name.slice(0, 200))}`);
     const refs = await this.refs(remote, false);
-    return { ...summary(remote, refs), branches: refs.branches };
+    return { ...summary(remote, refs), branches: refs.branches, ssh_url: null };
   }
 
   private refs(remote: GitRemote, fresh: boolean): Promise<LsRemoteResult> {

@@ -60,7 +60,7 @@ export class GiteaProvider implements VcsProvider {
       this.client.get(path),
       this.client.getAll(`${path}/branches?limit=50&page=1`, (body) => asArray(NAME, body, 'a branch page'), next),
     ]);
-    return { ...summary(repo.body), branches: branches.map(branch) };
+    return { ...summary(repo.body), branches: branches.map(branch), ssh_url: text(repo.body, 'ssh_url') };
   }
 }
 

@@ -66,7 +66,7 @@ export class GitHubProvider implements VcsProvider {
       this.client.get(path),
       this.client.getAll(`${path}/branches?per_page=100`, (body) => asArray(NAME, body, 'a branch page'), next),
     ]);
-    return { ...summary(repo.body), branches: branches.map(branch) };
+    return { ...summary(repo.body), branches: branches.map(branch), ssh_url: text(repo.body, 'ssh_url') };
   }
 }
 

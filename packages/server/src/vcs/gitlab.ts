@@ -61,7 +61,7 @@ export class GitLabProvider implements VcsProvider {
       this.client.get(`projects/${id}`),
       this.client.getAll(`projects/${id}/repository/branches?per_page=100`, (body) => asArray(NAME, body, 'a branch page'), next),
     ]);
-    return { ...summary(project.body), branches: branches.map(branch) };
+    return { ...summary(project.body), branches: branches.map(branch), ssh_url: text(project.body, 'ssh_url_to_repo') };
   }
 }
 

@@ -1,6 +1,6 @@
 /**
- * One POST of a JSON body to a hosted provider's API, for the few writes Siteplane makes there
- * (creating a repository webhook). The same rules as the reading client (json-client.ts): the
+ * One POST of a JSON body (or one DELETE) to a hosted provider's API, for the few writes Siteplane
+ * makes there (a repository webhook, a deploy key). The same rules as the reading client (json-client.ts): the
  * profile's auth headers, a timeout, the answer read capped, failures mapped to VcsError with the
  * token scrubbed, and no redirect followed (a write is not replayed to another address).
  */
@@ -22,6 +22,28 @@ export interface PostTarget {
 }
 
 export async function postJson(target: PostTarget, path: string, body: unknown): Promise<unknown> {
+  const { response, text } = await send(target, 'POST', path, body);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new VcsError(
+      'provider_error',
+      `${target.provider} answered ${response.status} for ${quote(path, target.secrets)} with a body that is not JSON`,
+    );
+  }
+}
+
+/** DELETE of one resource; any 2xx (204 as documented) is done, a 404 a VcsError `not_found`. */
+export async function deleteAt(target: PostTarget, path: string): Promise<void> {
+  await send(target, 'DELETE', path, undefined);
+}
+
+async function send(
+  target: PostTarget,
+  method: 'POST' | 'DELETE',
+  path: string,
+  body: unknown,
+): Promise<{ response: Response; text: string }> {
   const { provider, secrets } = target;
   const timeoutMs = target.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const url = new URL(path.replace(/^\/+/, ''), `${target.baseUrl.replace(/\/+$/, '')}/`).href;
@@ -29,9 +51,9 @@ export async function postJson(target: PostTarget, path: string, body: unknown):
   let text: string;
   try {
     response = await (target.fetch ?? globalThis.fetch)(url, {
-      method: 'POST',
-      headers: { ...target.headers, 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
+      method,
+      headers: body === undefined ? target.headers : { ...target.headers, 'Content-Type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       signal: AbortSignal.timeout(timeoutMs),
       redirect: 'manual',
     });
@@ -51,12 +73,5 @@ export async function postJson(target: PostTarget, path: string, body: unknown):
       (target.now ?? Date.now)(),
     );
   }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new VcsError(
-      'provider_error',
-      `${provider} answered ${response.status} for ${quote(path, secrets)} with a body that is not JSON`,
-    );
-  }
+  return { response, text };
 }

@@ -29,6 +29,11 @@ export interface Branch {
 
 export interface RepositoryDetail extends RepositorySummary {
   branches: Branch[];
+  /**
+   * The provider's ssh clone address (`git@github.com:acme/shop.git`), fetched with a deploy key;
+   * null when it gives none (and for plain git profiles, whose remotes are listed as given).
+   */
+  ssh_url: string | null;
 }
 
 export interface VcsProvider {

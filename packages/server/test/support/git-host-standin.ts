@@ -25,6 +25,7 @@ export function gitHostStandin(repositories: string[]): VcsProvider {
           { name: 'main', commit: null },
           { name: 'develop', commit: null },
         ],
+        ssh_url: null,
       };
     },
   };

@@ -9,8 +9,10 @@ import { parseGitRemote } from '../../vcs/git-remote.js';
 import { VcsError, type VcsProviderName } from '../../vcs/provider.js';
 import type { UseCaseDeps } from '../deps.js';
 import { profileConfig } from '../vc-profiles/manage-vc-profiles.js';
+import { providerFetch } from '../vc-profiles/provider-fetch.js';
 import { vcsDomainError } from '../vc-profiles/vcs-errors.js';
 import { deployableSite } from './deploy-site.js';
+import { type DeployKeyRegistration, registerDeployKey, removeRegisteredKey } from './provider-deploy-key.js';
 
 type SourceRow = Database['site_sources'];
 
@@ -24,6 +26,9 @@ export function sourceRecord(row: SourceRow) {
     app_folder: row.app_folder,
     auth: row.auth,
     deploy_public_key: row.deploy_public_key,
+    deploy_key_registration: row.deploy_key_status
+      ? { status: row.deploy_key_status, provider_key_id: row.deploy_key_provider_id, reason: row.deploy_key_reason }
+      : null,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -37,11 +42,23 @@ export async function getSiteSource(deps: UseCaseDeps, actor: Actor, siteUuid: s
   return sourceRecord(row);
 }
 
-/** DELETE (or PUT null): the site deploys by artifact upload only; its deploy key is forgotten. */
+/**
+ * DELETE (or PUT null): the site deploys by artifact upload only; its deploy key is forgotten, and
+ * one registered at a provider is removed there (best effort, recorded in deploy_key_removals).
+ */
 export async function unbindSiteSource(deps: UseCaseDeps, actor: Actor, siteUuid: string): Promise<void> {
   const { site } = await deployableSite(deps.db, { actor }, siteUuid);
+  const existing = await deps.db.selectFrom('site_sources').selectAll().where('site_uuid', '=', site.uuid).executeTakeFirst();
   await deps.db.deleteFrom('site_sources').where('site_uuid', '=', site.uuid).execute();
+  if (existing) await removeRegisteredKey(removalDeps(deps), existing, 'unbound');
 }
+
+const removalDeps = (deps: UseCaseDeps) => ({
+  db: deps.db,
+  secrets: deps.secrets,
+  clock: deps.clock,
+  fetch: providerFetch(deps.egress),
+});
 
 /**
  * PUT /api/v1/sites/<uuid>/source: checks the profile (the site's team's), the repository and the
@@ -50,7 +67,9 @@ export async function unbindSiteSource(deps: UseCaseDeps, actor: Actor, siteUuid
  * profile gets a per-site ed25519 deploy key: the public half is returned for the user to add to
  * the repository (read-only); a key already generated for the site is kept, so a re-binding does
  * not ask the user to add a new one. Hosted providers fetch with the profile's token (opened only
- * for the deploy job); registering a deploy key through their API is not done here.
+ * for the deploy job), or with `access: "deploy_key"` over their ssh clone address with a per-site
+ * key registered read-only through the profile's token (provider-deploy-key.ts); a key registered
+ * for another repository or profile before is removed there once the new binding is stored.
  */
 export async function putSiteSource(deps: UseCaseDeps, actor: Actor, siteUuid: string, body: Static<typeof PutSiteSourceBody>) {
   const { site } = await deployableSite(deps.db, { actor }, siteUuid);
@@ -66,6 +85,15 @@ export async function putSiteSource(deps: UseCaseDeps, actor: Actor, siteUuid: s
     throw new ValidationError([
       { field: 'vcProfile', code: 'not_found', message: 'No version-control profile of the site’s team has this uuid.' },
     ]);
+  if (profile.provider === 'git' && body.access !== undefined)
+    throw new ValidationError([
+      {
+        field: 'access',
+        code: 'not_applicable',
+        message: 'A plain git profile fetches as its remote says: an ssh remote with a deploy key, an https one as given.',
+      },
+    ]);
+  const access = body.access ?? 'token';
   const config = profileConfig(deps, profile);
   let detail: Awaited<ReturnType<ReturnType<UseCaseDeps['integrations']['vcsProvider']>['getRepository']>>;
   try {
@@ -79,12 +107,15 @@ export async function putSiteSource(deps: UseCaseDeps, actor: Actor, siteUuid: s
     throw new ValidationError([
       { field: 'branch', code: 'not_found', message: `${body.repository} has no branch ${JSON.stringify(body.branch)}.` },
     ]);
-  const clone = cloneUrl(profile.provider as VcsProviderName, config.repositories, body.repository, detail.web_url, config.token);
+  const clone = cloneUrl(profile.provider as VcsProviderName, config.repositories, body.repository, detail, config.token, access);
   const existing = await deps.db.selectFrom('site_sources').selectAll().where('site_uuid', '=', site.uuid).executeTakeFirst();
+  const hostedKey = profile.provider !== 'git' && clone.auth === 'deploy_key';
+  // A hosted provider's key belongs to one repository there: kept only for the same one.
+  const sameRepository = existing?.vc_profile_uuid === profile.uuid && existing.repository === body.repository;
   let publicKey: string | null = null;
   let privateKeyEnc: string | null = null;
   if (clone.auth === 'deploy_key') {
-    if (existing?.deploy_public_key && existing.deploy_private_key_enc) {
+    if (existing?.deploy_public_key && existing.deploy_private_key_enc && (!hostedKey || sameRepository)) {
       publicKey = existing.deploy_public_key;
       privateKeyEnc = existing.deploy_private_key_enc;
     } else {
@@ -92,6 +123,17 @@ export async function putSiteSource(deps: UseCaseDeps, actor: Actor, siteUuid: s
       publicKey = keys.public;
       privateKeyEnc = deps.secrets.seal(keys.private);
     }
+  }
+  let registration: DeployKeyRegistration | null = null;
+  if (hostedKey && publicKey) {
+    registration =
+      sameRepository && existing?.deploy_key_status === 'registered' && existing.deploy_public_key === publicKey
+        ? { status: 'registered', provider_key_id: existing.deploy_key_provider_id, reason: null }
+        : await registerDeployKey(deps, config, {
+            repository: body.repository,
+            title: `Siteplane ${site.domain}`,
+            publicKey,
+          });
   }
   const now = deps.clock.now().toISOString();
   const row: SourceRow = {
@@ -105,6 +147,9 @@ export async function putSiteSource(deps: UseCaseDeps, actor: Actor, siteUuid: s
     auth: clone.auth,
     deploy_public_key: publicKey,
     deploy_private_key_enc: privateKeyEnc,
+    deploy_key_provider_id: registration?.provider_key_id ?? null,
+    deploy_key_status: registration?.status ?? null,
+    deploy_key_reason: registration?.reason ?? null,
     created_at: existing?.created_at ?? now,
     updated_at: now,
   };
@@ -112,6 +157,9 @@ export async function putSiteSource(deps: UseCaseDeps, actor: Actor, siteUuid: s
     await trx.deleteFrom('site_sources').where('site_uuid', '=', site.uuid).execute();
     await trx.insertInto('site_sources').values(row).execute();
   });
+  // The key registered for the previous binding, when this one does not use it any more.
+  if (existing?.deploy_key_provider_id && existing.deploy_key_provider_id !== row.deploy_key_provider_id)
+    await removeRegisteredKey(removalDeps(deps), existing, 'rebound');
   return sourceRecord(row);
 }
 
@@ -119,15 +167,17 @@ export async function putSiteSource(deps: UseCaseDeps, actor: Actor, siteUuid: s
  * Where the server fetches from, and how it authenticates: a git profile's remote as listed (an
  * ssh remote with the site's deploy key; credentials in an https URL stay in the sealed URL and are
  * moved out of it for the fetch); a hosted provider's repository page + `.git`, with the profile's
- * token when it has one.
+ * token when it has one, or its ssh clone address with the site's deploy key.
  */
 function cloneUrl(
   provider: VcsProviderName,
   remotes: string[],
   repository: string,
-  webUrl: string | null,
+  detail: { web_url: string | null; ssh_url: string | null },
   token: string | null,
+  access: 'token' | 'deploy_key',
 ): { url: string; auth: SourceRow['auth'] } {
+  const webUrl = detail.web_url;
   if (provider === 'git') {
     const remote = remotes.map(parseGitRemote).find((r) => r?.name === repository);
     if (!remote)
@@ -136,6 +186,12 @@ function cloneUrl(
       ]);
     if (remote.transport === 'ssh') return { url: remote.url, auth: 'deploy_key' };
     return { url: remote.url, auth: remote.secrets.length > 0 ? 'token' : 'none' };
+  }
+  if (access === 'deploy_key') {
+    const ssh = detail.ssh_url ? parseGitRemote(detail.ssh_url) : null;
+    if (ssh?.transport !== 'ssh' || !detail.ssh_url)
+      throw new DomainError('provider_error', `The provider gave no ssh address for ${repository} to fetch with a deploy key.`);
+    return { url: detail.ssh_url, auth: 'deploy_key' };
   }
   if (!webUrl || !/^https?:\/\//.test(webUrl))
     throw new DomainError('provider_error', `The provider gave no web address for ${repository} to clone from.`);

@@ -1,15 +1,11 @@
 import { DomainError } from '../../domain/errors.js';
 import { ValidationError } from '../../domain/field-errors.js';
-import type { EgressPolicy } from '../../egress/egress-policy.js';
-import { guardedFetch } from '../../egress/guarded-fetch.js';
 import { createWebhook } from '../../vcs/create-webhook.js';
 import type { UseCaseDeps } from '../deps.js';
 import { findVcProfile, profileConfig } from '../vc-profiles/manage-vc-profiles.js';
+import { providerFetch } from '../vc-profiles/provider-fetch.js';
 import { vcsDomainError } from '../vc-profiles/vcs-errors.js';
 import type { RegisterHook } from './webhook-config.js';
-
-/** One guarded fetch per egress policy: its keep-alive agents are reused from one registration to the next. */
-const fetches = new WeakMap<EgressPolicy, typeof fetch>();
 
 /**
  * Creates the site's hook at the provider of a VC profile of the actor's teams, pointed at the
@@ -37,8 +33,7 @@ export function registerHookAtProvider(deps: UseCaseDeps): RegisterHook {
           message: 'A plain git profile has no API to create hooks with; use the trigger URL from a git hook.',
         },
       ]);
-    const fetch = fetches.get(deps.egress) ?? guardedFetch(deps.egress);
-    fetches.set(deps.egress, fetch);
+    const fetch = providerFetch(deps.egress);
     try {
       const created = await createWebhook(config, { repository, url: url(config.provider), secret }, { fetch });
       return { provider: config.provider, repository, hook_id: created.id };

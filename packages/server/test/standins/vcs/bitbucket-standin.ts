@@ -7,6 +7,7 @@
  * "Rate limit for this resource has been exceeded", without a reset header. Strong ETags.
  */
 import type { IncomingMessage } from 'node:http';
+import { bitbucketDeployKeys } from './deploy-key-endpoints.js';
 import { type FixtureRepo, findRepo, fullName, type VcsFixture } from './fixture.js';
 import { bitbucketCreateHook } from './hook-endpoints.js';
 import { conditional, header, intParam, RateBudget, type StandinResponse, StandinServer, slice } from './standin-server.js';
@@ -23,7 +24,7 @@ const NO_ACCESS =
 export async function startBitbucketStandin(fixture: VcsFixture): Promise<BitbucketStandin> {
   const budget = new RateBudget();
   const server = await StandinServer.start((request, url, body) => {
-    const created = bitbucketCreateHook(fixture, request, url, body);
+    const created = bitbucketCreateHook(fixture, request, url, body) ?? bitbucketDeployKeys(fixture, request, url, body);
     if (created) return created;
     const answer = conditional(request, route(fixture, budget, request, url), false);
     if (answer.status < 400 && Number.isFinite(budget.remaining)) budget.spend();
@@ -115,6 +116,12 @@ function repository(url: URL, repo: FixtureRepo) {
     is_private: repo.private,
     mainbranch: { type: 'branch', name: repo.defaultBranch },
     workspace: { type: 'workspace', slug: repo.path[0] },
-    links: { html: { href: `${url.origin}/${name}` } },
+    links: {
+      html: { href: `${url.origin}/${name}` },
+      clone: [
+        { name: 'https', href: `${url.origin}/${name}.git` },
+        { name: 'ssh', href: `git@${url.hostname}:${name}.git` },
+      ],
+    },
   };
 }

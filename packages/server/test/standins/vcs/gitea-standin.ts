@@ -7,6 +7,7 @@
  * as Gitea has none built in): 429 with `Retry-After`.
  */
 import type { IncomingMessage } from 'node:http';
+import { giteaDeployKeys } from './deploy-key-endpoints.js';
 import { type FixtureRepo, findRepo, fullName, type VcsFixture } from './fixture.js';
 import { giteaCreateHook } from './hook-endpoints.js';
 import { header, intParam, pageLinks, RateBudget, type StandinResponse, StandinServer, slice } from './standin-server.js';
@@ -20,7 +21,7 @@ export interface GiteaStandin {
 export async function startGiteaStandin(fixture: VcsFixture): Promise<GiteaStandin> {
   const budget = new RateBudget();
   const server = await StandinServer.start((request, url, body) => {
-    const created = giteaCreateHook(fixture, request, url, body);
+    const created = giteaCreateHook(fixture, request, url, body) ?? giteaDeployKeys(fixture, request, url, body);
     if (created) return created;
     const answer = route(fixture, budget, request, url);
     if (answer.status < 400 && Number.isFinite(budget.remaining)) budget.spend();
@@ -84,5 +85,6 @@ function repository(url: URL, repo: FixtureRepo) {
     private: repo.private,
     default_branch: repo.defaultBranch,
     html_url: `${url.origin}/${name}`,
+    ssh_url: `git@${url.hostname}:${name}.git`,
   };
 }

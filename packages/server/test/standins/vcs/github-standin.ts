@@ -7,6 +7,7 @@
  * ETags; a 304 is not charged to the budget, as GitHub documents.
  */
 import type { IncomingMessage } from 'node:http';
+import { githubDeployKeys } from './deploy-key-endpoints.js';
 import { type FixtureRepo, findRepo, fullName, type VcsFixture } from './fixture.js';
 import { githubCreateHook } from './hook-endpoints.js';
 import {
@@ -32,7 +33,7 @@ export interface GitHubStandin {
 export async function startGitHubStandin(fixture: VcsFixture): Promise<GitHubStandin> {
   const budget = new RateBudget();
   const server = await StandinServer.start((request, url, body) => {
-    const created = githubCreateHook(fixture, request, url, body);
+    const created = githubCreateHook(fixture, request, url, body) ?? githubDeployKeys(fixture, request, url, body);
     if (created) return created;
     const answer = route(fixture, budget, request, url);
     const final = conditional(request, answer, false);
@@ -101,6 +102,7 @@ function repository(url: URL, repo: FixtureRepo) {
     private: repo.private,
     visibility: repo.private ? 'private' : 'public',
     html_url: `${url.origin}/${name}`,
+    ssh_url: `git@${url.hostname}:${name}.git`,
     default_branch: repo.defaultBranch,
   };
 }

@@ -8,6 +8,7 @@
  * `RateLimit-*` headers.
  */
 import type { IncomingMessage } from 'node:http';
+import { gitlabDeployKeys } from './deploy-key-endpoints.js';
 import { type FixtureRepo, fullName, type VcsFixture } from './fixture.js';
 import { gitlabCreateHook } from './hook-endpoints.js';
 import {
@@ -34,7 +35,7 @@ export async function startGitLabStandin(
 ): Promise<GitLabStandin> {
   const budget = new RateBudget();
   const server = await StandinServer.start((request, url, body) => {
-    const created = gitlabCreateHook(fixture, request, url, body);
+    const created = gitlabCreateHook(fixture, request, url, body) ?? gitlabDeployKeys(fixture, request, url, body);
     if (created) return created;
     const answer = conditional(request, route(fixture, budget, request, url), true);
     if (answer.status < 400 && Number.isFinite(budget.remaining)) budget.spend();
@@ -123,5 +124,6 @@ function project(url: URL, id: number, repo: FixtureRepo) {
     default_branch: repo.defaultBranch,
     visibility: repo.private ? 'private' : 'public',
     web_url: `${url.origin}/${path}`,
+    ssh_url_to_repo: `git@${url.hostname}:${path}.git`,
   };
 }

@@ -17,8 +17,11 @@ import { assertMatches } from '../../validate-schema.js';
 import { paged } from '../paged.js';
 
 const site = (req: { params: unknown }) => (req.params as { site: string }).site;
-/** The scheme and host the client reached the API at: the hook URLs are given there. */
-const origin = (req: FastifyRequest) => `${req.protocol}://${req.host}`;
+/**
+ * Where the hook URLs point: SITEPLANE_PUBLIC_URL when the operator set it (behind a TLS-terminating
+ * proxy the request itself says http://), else the scheme and host the client reached the API at.
+ */
+const originOf = (deps: UseCaseDeps, req: FastifyRequest) => deps.publicUrl ?? `${req.protocol}://${req.host}`;
 /**
  * The body as validated: `branches` an array here, null being let through before, so a bad entry
  * is reported at its own path (`branches.1`) rather than as a mismatch of the whole union.
@@ -42,7 +45,7 @@ export const webhookRoutes = (deps: UseCaseDeps): RouteDef[] => [
       200: { description: 'The webhook; `enabled: false` when none is configured', schema: WebhookSchema },
       404: NOT_FOUND,
     },
-    handler: (req, _reply, actor) => getWebhook(deps, actor, site(req), origin(req)),
+    handler: (req, _reply, actor) => getWebhook(deps, actor, site(req), originOf(deps, req)),
   },
   {
     method: 'POST',
@@ -90,7 +93,7 @@ export const webhookRoutes = (deps: UseCaseDeps): RouteDef[] => [
         StrictBody,
         body !== null && typeof body === 'object' && body.branches === null ? { ...body, branches: undefined } : body,
       );
-      const result = await configureWebhook(deps, actor, site(req), body, origin(req), registerHookAtProvider(deps));
+      const result = await configureWebhook(deps, actor, site(req), body, originOf(deps, req), registerHookAtProvider(deps));
       reply.status(result.created ? 201 : 200);
       return result.record;
     },
