@@ -7,7 +7,6 @@ import { detectFacts } from '../../../src/provisioning/detect-facts.js';
 import type { ProvisionedSite } from '../../../src/provisioning/step.js';
 import { createToken } from '../../../src/storage/tokens.js';
 import { makeContext } from '../../provisioning/support/context.js';
-import { TEST_DB } from '../../support/test-service.js';
 import { hostExecutor, requireTestHost } from '../support/test-host.js';
 import { describeOperation, Harness, type JsonBody, removeSystemUser, runId } from './support/harness.js';
 import { curlSite, curlUntil, mustRun, pathKind, run, useHost } from './support/host.js';
@@ -115,7 +114,7 @@ const page = (site: JsonBody, accept: (body: string) => boolean, timeoutMs = 15_
 const laravelPage = (version: string, greeting: string) => `laravel ${version} ${greeting} (greeter says hello to siteplane)`;
 
 describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
-  `real apps deployed with their type's defaults on ${TEST_DB} (issue 11 item 7)`,
+  "real apps deployed with their type's defaults (the service on SQLite; issue 11 item 7)",
   () => {
     let laravel: JsonBody;
     let next: JsonBody;
