@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BESIDE, FREE_PORT } from '../../src/provisioning/deploy/activate-process.js';
 import { HEALTH } from '../../src/provisioning/deploy/health-check.js';
+import { DOTENV_BEGIN, DOTENV_BLOCK, DOTENV_END, dotenvBlock } from '../../src/provisioning/deploy/laravel-dotenv.js';
 import { renderLauncher } from '../../src/provisioning/deploy/launcher.js';
 import { LINK_SHARED } from '../../src/provisioning/deploy/link-shared.js';
 import { SWITCH } from '../../src/provisioning/deploy/switch-current.js';
@@ -117,6 +118,34 @@ describe('HOOK and WRITE', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(statSync(join(dir, '.siteplane.env')).mode & 0o777).toBe(0o600);
     expect(readFileSync(join(dir, '.siteplane.env'), 'utf8')).toBe("KEY='v'\n");
+  });
+});
+
+describe("DOTENV_BLOCK (Laravel's .env)", () => {
+  const write = (vars: Record<string, string>) =>
+    sh('bash', DOTENV_BLOCK, [join(dir, '.env'), DOTENV_BEGIN, DOTENV_END], dotenvBlock(vars));
+
+  it("appends the API's variables as a block, replaces that block at the next deploy and keeps the user's own lines", () => {
+    writeFileSync(join(dir, '.env'), 'APP_NAME=mine\nAPP_KEY=by-hand\n', { mode: 0o644 });
+    expect(write({ APP_KEY: 'k1', GREETING: "it's" }).code).toBe(0);
+    expect(readFileSync(join(dir, '.env'), 'utf8')).toBe(
+      `APP_NAME=mine\nAPP_KEY=by-hand\n${DOTENV_BEGIN}\nAPP_KEY='k1'\nGREETING=\`it's\`\n${DOTENV_END}\n`,
+    );
+    expect(statSync(join(dir, '.env')).mode & 0o777).toBe(0o600);
+    writeFileSync(join(dir, '.env'), `${readFileSync(join(dir, '.env'), 'utf8')}ADDED=later\n`);
+    expect(write({ APP_KEY: 'k2' }).code).toBe(0);
+    expect(readFileSync(join(dir, '.env'), 'utf8')).toBe(
+      `APP_NAME=mine\nAPP_KEY=by-hand\nADDED=later\n${DOTENV_BEGIN}\nAPP_KEY='k2'\n${DOTENV_END}\n`,
+    );
+    // Every variable unset: the block goes, the user's lines stay.
+    expect(write({}).code).toBe(0);
+    expect(readFileSync(join(dir, '.env'), 'utf8')).toBe('APP_NAME=mine\nAPP_KEY=by-hand\nADDED=later\n');
+  });
+
+  it('creates the file when there is none, and leaves no temporary file', () => {
+    expect(write({ A: 'b' }).code).toBe(0);
+    expect(readFileSync(join(dir, '.env'), 'utf8')).toBe(`${DOTENV_BEGIN}\nA='b'\n${DOTENV_END}\n`);
+    expect(existsSync(join(dir, '.env.siteplane-tmp'))).toBe(false);
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BESIDE } from '../../src/provisioning/deploy/activate-process.js';
 import { DeployCancelled } from '../../src/provisioning/deploy/cancelled.js';
+import { deployToolsFor } from '../../src/provisioning/deploy/ensure-deploy-tools.js';
 import { HEALTH } from '../../src/provisioning/deploy/health-check.js';
 import { deploySteps } from '../../src/provisioning/deploy/index.js';
 import { renderManifest } from '../../src/provisioning/deploy/manifest.js';
@@ -153,6 +154,27 @@ describe('commands on the server', () => {
     for (const line of lines.filter((l) => l.includes('/home/alice/shop.example.com') && !l.includes('chmod o+x'))) {
       expect(line, line).toMatch(/"asUser":"alice"/);
     }
+    // Composer for a PHP site, from the distribution, when dpkg does not list it; a plain PHP site has no Laravel .env block.
+    expect(all).toMatch(/apt-get install .*\bcomposer\b/);
+    expect(lines.some((l) => l.includes(' dotenv-block '))).toBe(false);
+  });
+
+  it('Laravel: the run-time variables go into the shared .env too, as the site user; static sites need no Composer', async () => {
+    const { exec, lines } = dryRun((e) =>
+      e
+        .answer(/git -C .* log -1/, { stdout: `${'a'.repeat(40)}\0Ann <ann@example.com>\0Fix things\n` })
+        .answer(isScript(HEALTH), { stdout: '200\n' })
+        .answer(/dpkg-query/, { stdout: 'git\tii \ncurl\tii \ncomposer\tii \n' }),
+    );
+    const site = siteOf('laravel', { user: 'alice', domain: 'shop.example.com' });
+    await runSteps(makeContext(exec, site), deploySteps.deploy(site, plan(), progress()));
+    const block = lines.find((l) => l.includes(' dotenv-block '));
+    expect(block).toContain('/home/alice/shop.example.com/shared/.env');
+    expect(block).toMatch(/"asUser":"alice"/);
+    expect(lines.join('\n')).not.toContain(RUNTIME_SECRET);
+    expect(lines.join('\n')).not.toMatch(/apt-get install/);
+    expect(deployToolsFor({ type: 'static-html' })).toEqual(['git', 'curl']);
+    expect(deployToolsFor({ type: 'laravel' })).toEqual(['git', 'curl', 'composer']);
   });
 
   it('an ssh key travels on stdin into a 0600 file removed on exit, never in argv', async () => {

@@ -1,4 +1,5 @@
-import type { Step, StepContext } from '../step.js';
+import { SITE_TYPES } from '@siteplane/contract';
+import type { ProvisionedSite, Step, StepContext } from '../step.js';
 import { ensurePackages, installedPackages } from '../steps/apt.js';
 
 /**
@@ -7,16 +8,27 @@ import { ensurePackages, installedPackages } from '../steps/apt.js';
  */
 export const DEPLOY_TOOLS = ['git', 'curl'] as const;
 
+/**
+ * What a site of this type needs besides: Composer for PHP sites (Laravel's default hook, and a PHP
+ * site's when it has a composer.json), from the distribution (packagist's installer script would be
+ * a download from outside the package sources). Debian's package brings the PHP CLI it runs on.
+ */
+export function deployToolsFor(site: Pick<ProvisionedSite, 'type'>): string[] {
+  return SITE_TYPES[site.type].runtime === 'php' ? [...DEPLOY_TOOLS, 'composer'] : [...DEPLOY_TOOLS];
+}
+
 export function ensureDeployTools(): Step {
   return {
     name: 'ensure git',
     async run(ctx: StepContext) {
-      if ((await installedPackages(ctx, DEPLOY_TOOLS)).size === DEPLOY_TOOLS.length) {
-        ctx.log(`${DEPLOY_TOOLS.join(' and ')} are installed`);
+      const tools = deployToolsFor(ctx.site);
+      const said = tools.join(', ');
+      if ((await installedPackages(ctx, tools)).size === tools.length) {
+        ctx.log(`${said} are installed`);
         return;
       }
-      const installed = await ctx.withServerLock('packages', () => ensurePackages(ctx, DEPLOY_TOOLS));
-      ctx.log(installed.length === 0 ? `${DEPLOY_TOOLS.join(' and ')} are installed` : `installed ${installed.join(', ')}`);
+      const installed = await ctx.withServerLock('packages', () => ensurePackages(ctx, tools));
+      ctx.log(installed.length === 0 ? `${said} are installed` : `installed ${installed.join(', ')}`);
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { Step, StepContext } from '../step.js';
 import { mustRun, StepError } from '../steps/commands.js';
 import { dotenvValue } from '../templates/dotenv.js';
+import { writeLaravelDotenv } from './laravel-dotenv.js';
 import { appDirectory, ENV_FILE, RELEASE_ENTRY, renderLauncher, startOf } from './launcher.js';
 import type { DeployPlan } from './plan.js';
 import { activationOf, asUserIn, releasePaths } from './release-paths.js';
@@ -32,8 +33,8 @@ export function renderEnvFile(runtime: Record<string, string>): string {
 }
 
 /**
- * The release's run-time variables in ENV_FILE (0600, the site user's; values never logged), and
- * for process types the launcher PM2 runs (launcher.ts). Build-time variables are not written:
+ * The release's run-time variables in ENV_FILE (0600, the site user's; values never logged), for
+ * Laravel in its `.env` too (laravel-dotenv.ts), and for process types the launcher PM2 runs (launcher.ts). Build-time variables are not written:
  * they reach the build and hooks on stdin only (user-command.ts).
  */
 export function writeEnvironment(plan: DeployPlan): Step {
@@ -50,6 +51,7 @@ export function writeEnvironment(plan: DeployPlan): Step {
         `write ${ENV_FILE}`,
       );
       ctx.log(`wrote ${Object.keys(plan.environment.runtime).length} run-time variables to ${ENV_FILE} (mode 0600)`);
+      if (ctx.site.type === 'laravel') await writeLaravelDotenv(ctx, ctx.site, plan);
       if (activationOf(ctx.site) !== 'process') return;
       const launcher = renderLauncher(appDirectory(ctx.site, plan.artifactPath), startOf(ctx.site));
       await mustRun(

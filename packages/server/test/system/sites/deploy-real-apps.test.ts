@@ -1,0 +1,307 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureDeployTools } from '../../../src/provisioning/deploy/ensure-deploy-tools.js';
+import { DOTENV_BEGIN } from '../../../src/provisioning/deploy/laravel-dotenv.js';
+import { detectFacts } from '../../../src/provisioning/detect-facts.js';
+import type { ProvisionedSite } from '../../../src/provisioning/step.js';
+import { createToken } from '../../../src/storage/tokens.js';
+import { makeContext } from '../../provisioning/support/context.js';
+import { hostExecutor, requireTestHost } from '../support/test-host.js';
+import { describeOperation, Harness, type JsonBody, removeSystemUser, runId } from './support/harness.js';
+import { curlSite, curlUntil, mustRun, pathKind, run, useHost } from './support/host.js';
+
+/**
+ * Issue 11 item 7: the per-type defaults with real apps from a real repository, through the API,
+ * on the pristine test host. The apps are committed under fixtures/ and pushed to bare repositories
+ * on the host, served by `git daemon` (as deploy-end-to-end does):
+ * - Laravel: its one Composer dependency comes from a path repository in the app (packagist is not
+ *   reachable), with its composer.lock; `artisan` does what Laravel's does to the files for the
+ *   commands the default hooks run. Composer is installed by Siteplane's own deploy step. v1 with the
+ *   defaults, v2 with the migrations hook turned on and a changed variable, rollback to v1.
+ * - Next SSR 14 (pages router, a page rendered per request): `npm ci` from the npm registry with the
+ *   committed lock, `next build`, run by PM2. (Nuxt is not deployed here: one framework's install and
+ *   build already take minutes on a loaded CI machine; Nuxt uses the same steps with its own entry.)
+ */
+const host = requireTestHost();
+useHost(host);
+const id = runId();
+const user = `spr${id}`;
+const GIT_BASE = `/srv/siteplane-apps-git-${id}`;
+const WORK = `/srv/siteplane-apps-work-${id}`;
+// Not deploy-end-to-end's 9418: both may run at once on the shared host.
+const GIT_PORT = 9420;
+const FIXTURES = join(import.meta.dirname, 'fixtures');
+const domain = (label: string) => `${label}-${id}.siteplane.test`;
+const figures: Record<string, unknown> = {};
+
+let h: Harness;
+let token: string;
+
+interface Answer {
+  status: number;
+  body: JsonBody;
+}
+
+/** The API in-process with a write token of its own (the harness's client has no PUT or PATCH). */
+async function api(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload?: unknown): Promise<Answer> {
+  const res = await h.service.app.inject({
+    method,
+    url,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+  });
+  return { status: res.statusCode, body: res.body ? (JSON.parse(res.body) as JsonBody) : {} };
+}
+
+async function must(status: number, answer: Promise<Answer>, what: string): Promise<JsonBody> {
+  const res = await answer;
+  if (res.status !== status) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+async function succeeded(uuid: string, timeoutMs = 900_000): Promise<JsonBody> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const d = await must(200, api('GET', `/api/v1/deployments/${uuid}`), `GET deployment ${uuid}`);
+    if (d.status === 'succeeded') return d;
+    if (['failed', 'cancelled'].includes(d.status) || Date.now() > until)
+      throw new Error(`deployment ${d.status}: ${describeOperation(await h.operation(d.operation.uuid))}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function deploy(site: JsonBody): Promise<JsonBody> {
+  const started = Date.now();
+  const d = await succeeded(
+    (await must(202, api('POST', `/api/v1/sites/${site.uuid}/deployments`, {}), 'POST deployments')).uuid,
+  );
+  figures[`${site.type} deploy ${d.release} ms`] = Date.now() - started;
+  return d;
+}
+
+/** A fixture app's files, path → content (relative to its directory). */
+function fixture(name: string): Record<string, string> {
+  const dir = join(FIXTURES, name);
+  const files: Record<string, string> = {};
+  for (const entry of readdirSync(dir, { recursive: true }) as string[]) {
+    const path = join(dir, entry);
+    if (statSync(path).isFile()) files[relative(dir, path)] = readFileSync(path, 'utf8');
+  }
+  return files;
+}
+
+/** Writes files into the work tree `name` on the host, commits and pushes main; returns the sha. */
+async function commit(name: string, files: Record<string, string>, message: string): Promise<string> {
+  const dir = `${WORK}/${name}`;
+  for (const [path, content] of Object.entries(files)) {
+    await mustRun('sh', ['-c', 'mkdir -p "$(dirname "$1")" && cat > "$1"', 'sh', `${dir}/${path}`], { input: content });
+  }
+  const git = (...args: string[]) =>
+    mustRun('git', ['-C', dir, '-c', 'user.name=Ada Tester', '-c', 'user.email=ada@example.test', ...args]);
+  await git('add', '-A');
+  await git('commit', '-q', '-m', message);
+  await git('push', '-q', `${GIT_BASE}/acme/${name}.git`, 'HEAD:main');
+  return (await git('rev-parse', 'HEAD')).stdout.trim();
+}
+
+const page = (site: JsonBody, accept: (body: string) => boolean, timeoutMs = 15_000) =>
+  curlUntil(site.domain, '/', (a) => a.status === 200 && accept(a.body), timeoutMs);
+
+const laravelPage = (version: string, greeting: string) => `laravel ${version} ${greeting} (greeter says hello to siteplane)`;
+
+describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
+  "real apps deployed with their type's defaults (the service on SQLite; issue 11 item 7)",
+  () => {
+    let laravel: JsonBody;
+    let next: JsonBody;
+    let composerBefore: boolean;
+    let laravelV1: JsonBody;
+
+    beforeAll(async () => {
+      const exec = hostExecutor(host);
+      try {
+        // git for the test's own repositories on the host, by the deploy steps' own step (a static site needs no Composer).
+        const facts = await detectFacts(exec);
+        const scratch = { type: 'static-html', user: 'root', runtime: {} } as unknown as ProvisionedSite;
+        await ensureDeployTools().run(makeContext(exec, scratch, { facts, settings: { npmRegistry: null, nodeSource: 'npm' } }));
+      } finally {
+        await exec.close();
+      }
+      composerBefore = (await run('sh', ['-c', 'command -v composer'])).code === 0;
+      for (const name of ['laravel', 'next']) {
+        await mustRun('git', ['init', '-q', '--bare', '-b', 'main', `${GIT_BASE}/acme/${name}.git`]);
+        await mustRun('git', ['init', '-q', '-b', 'main', `${WORK}/${name}`]);
+      }
+      await mustRun('sh', [
+        '-c',
+        'setsid -f git daemon --reuseaddr --port="$2" --export-all --base-path="$1" --pid-file="$1/daemon.pid" >/dev/null 2>&1',
+        'sh',
+        GIT_BASE,
+        String(GIT_PORT),
+      ]);
+      h = await Harness.start({ username: user });
+      await h.registerServer();
+      token = (await createToken(h.service.storage.db, { name: `apps-${id}`, scope: 'write' })).token;
+    }, 900_000);
+
+    afterAll(async () => {
+      console.log(`real apps figures: ${JSON.stringify(figures, null, 2)}`);
+      await run('sh', ['-c', 'kill "$(cat "$1/daemon.pid")"', 'sh', GIT_BASE]);
+      await h?.stop();
+      await removeSystemUser(user, id).catch(() => undefined);
+      await run('rm', ['-rf', '--', GIT_BASE, WORK]);
+    }, 600_000);
+
+    it('creates a Laravel and a Next SSR site, binds them to a git profile and sets their variables', async () => {
+      const [l, n] = await Promise.all([h.createSite('laravel', domain('laravel')), h.createSite('next-ssr', domain('next'))]);
+      [laravel, next] = await Promise.all([h.waitInstalled(l, 900_000), h.waitInstalled(n, 900_000)]);
+      await commit('laravel', fixture('laravel-app'), 'laravel v1');
+      await commit('next', { ...fixture('next-app'), 'release.json': '{"marker":"v1"}\n' }, 'next v1');
+
+      const profile = await must(
+        201,
+        api('POST', '/api/v1/vc-profiles', {
+          provider: 'git',
+          name: `apps-${id}`,
+          repositories: ['laravel', 'next'].map((name) => `git://${host.address}:${GIT_PORT}/acme/${name}.git`),
+        }),
+        'POST /vc-profiles',
+      );
+      for (const [site, repo] of [
+        [laravel, 'acme/laravel'],
+        [next, 'acme/next'],
+      ] as const) {
+        await must(
+          200,
+          api('PUT', `/api/v1/sites/${site.uuid}/source`, { vcProfile: profile.uuid, repository: repo, branch: 'main' }),
+          `PUT source ${repo}`,
+        );
+      }
+      await must(
+        200,
+        api('PATCH', `/api/v1/sites/${laravel.uuid}/environment`, {
+          set: {
+            APP_KEY: { value: 'base64:c2l0ZXBsYW5lLXRlc3Qta2V5LTMyLWJ5dGVzLWxvbmc=', scope: 'runtime' },
+            GREETING: { value: 'laravel-env-1', scope: 'runtime' },
+          },
+        }),
+        'PATCH laravel environment',
+      );
+      await must(
+        200,
+        api('PATCH', `/api/v1/sites/${next.uuid}/environment`, {
+          set: {
+            GREETING: { value: 'next-env-1', scope: 'runtime' },
+            // Next's build would report to its telemetry service otherwise.
+            NEXT_TELEMETRY_DISABLED: { value: '1', scope: 'build' },
+          },
+        }),
+        'PATCH next environment',
+      );
+    }, 1_800_000);
+
+    it("Laravel v1 with the type's defaults: Composer from the lock, shared .env and storage, caches; migrations off", async () => {
+      const settings = await must(200, api('GET', `/api/v1/sites/${laravel.uuid}/deploy-settings`), 'GET deploy-settings');
+      expect(settings.hooks.map((hook: JsonBody) => `${hook.name} ${hook.enabled}`)).toEqual([
+        'composer install true',
+        'migrations false',
+        'caches true',
+      ]);
+      expect(settings.shared_paths).toEqual([
+        { path: '.env', kind: 'file' },
+        { path: 'storage', kind: 'directory' },
+      ]);
+
+      laravelV1 = await deploy(laravel);
+      const log = (await h.operation(laravelV1.operation.uuid)).logs.map((l) => l.line).join('\n');
+      // Composer came from Siteplane's own step (the test host had none unless another suite's PHP deploy put it there).
+      if (!composerBefore) expect(log).toMatch(/installed .*\bcomposer\b/);
+      expect((await run('sh', ['-c', 'command -v composer'])).code).toBe(0);
+      expect(log).toMatch(/Installing acme\/greeter \(1\.0\.0\)/);
+      expect(log).toContain('Configuration cached successfully.');
+      expect(log).not.toContain('laravel-env-1');
+
+      const root = `/home/${user}/${laravel.domain}`;
+      const release = `${root}/releases/${laravelV1.release}`;
+      expect(pathKind(`${release}/vendor/autoload.php`)).toBe('file');
+      expect(pathKind(`${release}/vendor/acme/greeter/src/Greeter.php`)).toBe('file');
+      expect(pathKind(`${release}/bootstrap/cache/config.php`)).toBe('file');
+      for (const shared of ['.env', 'storage']) {
+        expect(pathKind(`${release}/${shared}`)).toBe('symlink');
+        expect((await mustRun('readlink', ['--', `${release}/${shared}`])).stdout.trim()).toBe(`${root}/shared/${shared}`);
+      }
+      const dotenv = await mustRun('stat', ['-c', '%a %U', '--', `${root}/shared/.env`]);
+      expect(dotenv.stdout.trim()).toBe(`600 ${user}`);
+      expect((await mustRun('cat', ['--', `${root}/shared/.env`])).stdout).toContain(`${DOTENV_BEGIN}\n`);
+      expect(pathKind(`${root}/shared/storage/app/migrations.json`)).toBeNull();
+
+      expect((await page(laravel, (b) => b.includes('laravel v1'))).body.trim()).toBe(laravelPage('v1', 'laravel-env-1'));
+      // The app writes into the shared storage through its release's link.
+      expect((await mustRun('cat', ['--', `${root}/shared/storage/logs/visits.log`])).stdout).toContain('v1');
+    }, 1_800_000);
+
+    it('Laravel v2 with the migrations hook on and a changed variable; rollback returns v1 with its own configuration', async () => {
+      const settings = await must(200, api('GET', `/api/v1/sites/${laravel.uuid}/deploy-settings`), 'GET deploy-settings');
+      const hooks = settings.hooks.map((hook: JsonBody) => (hook.name === 'migrations' ? { ...hook, enabled: true } : hook));
+      await must(200, api('PATCH', `/api/v1/sites/${laravel.uuid}/deploy-settings`, { hooks }), 'PATCH deploy-settings');
+      await must(
+        200,
+        api('PATCH', `/api/v1/sites/${laravel.uuid}/environment`, {
+          set: { GREETING: { value: 'laravel-env-2', scope: 'runtime' } },
+        }),
+        'PATCH environment',
+      );
+      await commit('laravel', { VERSION: 'v2\n' }, 'laravel v2');
+      const v2 = await deploy(laravel);
+      const log = (await h.operation(v2.operation.uuid)).logs.map((l) => l.line).join('\n');
+      expect(log).toContain('Migrated: 0001_create_visits');
+      expect((await page(laravel, (b) => b.includes('laravel v2'))).body.trim()).toBe(laravelPage('v2', 'laravel-env-2'));
+      const root = `/home/${user}/${laravel.domain}`;
+      expect((await mustRun('cat', ['--', `${root}/shared/storage/app/migrations.json`])).stdout.trim()).toBe(
+        '["0001_create_visits"]',
+      );
+
+      const started = Date.now();
+      const rb = await succeeded(
+        (await must(202, api('POST', `/api/v1/sites/${laravel.uuid}/rollback`, {}), 'POST rollback')).uuid,
+      );
+      figures['laravel rollback ms'] = Date.now() - started;
+      expect(rb).toMatchObject({
+        trigger: 'rollback',
+        release: laravelV1.release,
+        rollback: { from_release: v2.release, environment_changed: true, migrations_changed: true },
+      });
+      // v1's cached configuration: the variable it was deployed with, although shared/.env now holds the newer one.
+      expect((await page(laravel, (b) => b.includes('laravel v1'))).body.trim()).toBe(laravelPage('v1', 'laravel-env-1'));
+    }, 1_800_000);
+
+    it('Next SSR: npm ci from the registry with the committed lock, next build, run by PM2 behind nginx', async () => {
+      const d = await deploy(next);
+      const log = (await h.operation(d.operation.uuid)).logs.map((l) => l.line).join('\n');
+      expect(log).toMatch(/added \d+ packages/);
+      expect(log).toContain('Next.js 14.2.35');
+      const answer = await page(next, (b) => b.includes('next-ssr v1'), 30_000);
+      expect(answer.body).toContain('next-ssr v1 next-env-1');
+      expect(answer.headers).toMatch(/^x-powered-by: Next\.js/im);
+      const release = `/home/${user}/${next.domain}/releases/${d.release}`;
+      expect(pathKind(`${release}/.next/BUILD_ID`)).toBe('file');
+      // PM2 (as the site user) runs the release through `current`.
+      const pm2 = await mustRun('ps', ['-u', user, '-o', 'args=']);
+      expect(pm2.stdout).toMatch(/PM2 v[\d.]+: God Daemon/);
+      expect((await curlSite(next.domain, '/')).body).toContain('next-ssr v1 next-env-1');
+    }, 1_800_000);
+
+    it('deletes both sites: releases and processes go with them', async () => {
+      for (const site of [laravel, next]) {
+        const del = await h.deleteSite(site.uuid);
+        await h.waitGone(site, del.operation.uuid, 300_000);
+        expect((await run('ls', ['-A', '--', `/home/${user}/${site.domain}`])).code).not.toBe(0);
+      }
+      expect((await run('pgrep', ['-u', user, '-f', 'next'])).stdout.trim()).toBe('');
+    }, 900_000);
+  },
+);
