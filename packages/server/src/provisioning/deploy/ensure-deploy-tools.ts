@@ -1,6 +1,7 @@
 import { SITE_TYPES } from '@siteplane/contract';
 import type { ProvisionedSite, Step, StepContext } from '../step.js';
 import { ensurePackages, installedPackages } from '../steps/apt.js';
+import { ensurePhpShims } from './php-shims.js';
 
 /**
  * git for the mirror and the export, curl for the health check through nginx: a minimal Debian has
@@ -25,10 +26,15 @@ export function ensureDeployTools(): Step {
       const said = tools.join(', ');
       if ((await installedPackages(ctx, tools)).size === tools.length) {
         ctx.log(`${said} are installed`);
-        return;
+      } else {
+        const installed = await ctx.withServerLock('packages', () => ensurePackages(ctx, tools));
+        ctx.log(installed.length === 0 ? `${said} are installed` : `installed ${installed.join(', ')}`);
       }
-      const installed = await ctx.withServerLock('packages', () => ensurePackages(ctx, tools));
-      ctx.log(installed.length === 0 ? `${said} are installed` : `installed ${installed.join(', ')}`);
+      const php = ctx.site.runtime.php?.version;
+      if (php) {
+        await ensurePhpShims(ctx, php);
+        ctx.log(`hooks run php and composer on PHP ${php}`);
+      }
     },
   };
 }

@@ -4,6 +4,7 @@ import type { Step, StepContext } from '../step.js';
 import { LONG_TIMEOUT_MS, run, StepError } from '../steps/commands.js';
 import { DeployCancelled } from './cancelled.js';
 import { runLong } from './long-run.js';
+import { phpPathLine } from './php-shims.js';
 import type { DeployPlan, DeployProgress } from './plan.js';
 import { asUserIn, releasePaths } from './release-paths.js';
 
@@ -12,7 +13,8 @@ import { asUserIn, releasePaths } from './release-paths.js';
  * The group id is written first, so a cancel can stop the command and everything it started
  * (npm's children) at once. The build-time variables arrive on stdin as `export K='v'` lines that
  * Siteplane quoted (shell-quote.ts, names checked): they are in no argv and no file. The user's
- * command then runs as its own argument of `bash -euo pipefail -c`, with no stdin.
+ * command then runs as its own argument of `bash -euo pipefail -c`, with no stdin. PHP sites' hooks
+ * get the site's PHP first on PATH the same way (php-shims.ts).
  */
 export const HOOK = `cut -d' ' -f5 /proc/$$/stat > "$1" || exit
 eval "$(cat)" || exit
@@ -59,7 +61,8 @@ export function userCommandStep(name: string, command: string, plan: DeployPlan,
       const user = asUserIn(paths.layout, paths.dir);
       const groupFile = `${paths.layout.root}/.siteplane-deploy.pgid`;
       const argv = ['sh', '-c', HOOK, 'sh', groupFile, command];
-      const options: RunOptions = { ...user, stdin: exportLines(plan.environment.build), timeoutMs: LONG_TIMEOUT_MS };
+      const stdin = phpPathLine(ctx.site) + exportLines(plan.environment.build);
+      const options: RunOptions = { ...user, stdin, timeoutMs: LONG_TIMEOUT_MS };
 
       let cancelled = false;
       const cancel = () => {

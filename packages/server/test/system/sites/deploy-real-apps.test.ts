@@ -223,6 +223,12 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
       expect((await run('sh', ['-c', 'command -v composer'])).code).toBe(0);
       expect(log).toMatch(/Installing acme\/greeter \(1\.0\.0\)/);
       expect(log).toContain('Configuration cached successfully.');
+      // Hooks run the site's PHP (8.2 here), first on PATH through Siteplane's root-owned shims.
+      expect(log).toContain('hooks run php and composer on PHP 8.2');
+      expect(log).toContain('PHP 8.2, PATH starts with /usr/local/lib/siteplane/php8.2/bin');
+      expect((await mustRun('stat', ['-c', '%U %a', '--', '/usr/local/lib/siteplane/php8.2/bin/composer'])).stdout.trim()).toBe(
+        'root 755',
+      );
       expect(log).not.toContain('laravel-env-1');
 
       const root = `/home/${user}/${laravel.domain}`;
