@@ -4,6 +4,7 @@ import type { SecretBox } from '../crypto/secret-box.js';
 import type { EngineOffer } from '../domain/sites/engine-offer.js';
 import type { PhpSource } from '../domain/sites/php-offer.js';
 import type { EgressPolicy } from '../egress/egress-policy.js';
+import type { ArtifactStore } from '../storage/artifact-store.js';
 import type { ChangeNotifier } from '../storage/change-notifier.js';
 import type { Dialect } from '../storage/database.js';
 import type { WriteTransactions } from '../storage/group-commit.js';
@@ -43,4 +44,6 @@ export interface UseCaseDeps {
   changes: ChangeNotifier;
   /** FREE_DOMAIN_*CERTIFICATES_PER_WEEK: checked by POST /api/v1/sites/<uuid>/ssl for temporary names in the zone. */
   freeZoneBudget: IssuanceBudget;
+  /** Uploaded deploy artifacts (POST …/deployments with a .tar.gz), files of the data directory. */
+  artifacts: ArtifactStore;
 }

@@ -1,6 +1,7 @@
 import type { Actor } from '../../domain/auth/actor.js';
 import { releaseName } from '../../domain/deployments/release-name.js';
 import { DomainError } from '../../domain/errors.js';
+import type { IncomingArtifact } from '../../storage/artifact-store.js';
 import { insertRow } from '../../storage/insert-row.js';
 import type { Database } from '../../storage/schema.js';
 import { timeOrderedUuid } from '../../storage/time-ordered-uuid.js';
@@ -25,6 +26,11 @@ export interface StartDeploymentRequest {
   branch?: string;
   /** A commit sha to deploy; default: the branch's head when the deploy fetches. */
   commit?: string;
+  /**
+   * An uploaded .tar.gz (POST …/deployments with a gzip body) to deploy instead of the source: the
+   * site needs no bound repository; the file is named by the deployment inside the transaction.
+   */
+  artifact?: IncomingArtifact;
 }
 
 /**
@@ -42,8 +48,13 @@ export async function startDeployment(deps: UseCaseDeps, request: StartDeploymen
     const { site } = await deployableSite(trx, { actor: request.actor, dialect: deps.dialect, lock: true }, request.site);
     if (site.status !== 'installed')
       throw new DomainError('conflict', `The site is ${site.status}; it can be deployed once it is installed.`);
+    const { artifact } = request;
     const source = await trx.selectFrom('site_sources').select('branch').where('site_uuid', '=', site.uuid).executeTakeFirst();
-    if (!source) throw new DomainError('source_missing', 'The site has no source: bind it to a repository first (PUT …/source).');
+    if (!source && !artifact)
+      throw new DomainError(
+        'source_missing',
+        'The site has no source: bind it to a repository first (PUT …/source), or upload a .tar.gz to deploy.',
+      );
     const now = deps.clock.now();
     const nowIso = now.toISOString();
     const uuid = timeOrderedUuid();
@@ -55,9 +66,12 @@ export async function startDeployment(deps: UseCaseDeps, request: StartDeploymen
       .where('deployments.kind', '=', 'deploy')
       .where('operations.status', '=', 'queued')
       .execute();
+    const superseded: string[] = [];
     for (const q of queued)
-      if (await cancelQueuedOperation(trx, q.operation_uuid, nowIso))
+      if (await cancelQueuedOperation(trx, q.operation_uuid, nowIso)) {
         await trx.updateTable('deployments').set({ superseded_by: uuid }).where('uuid', '=', q.uuid).execute();
+        superseded.push(q.uuid);
+      }
     const operation = await enqueueOperation(trx, { site, kind: 'deploy', params: { deployment: uuid }, now: nowIso });
     const row: Database['deployments'] = {
       uuid,
@@ -66,8 +80,8 @@ export async function startDeployment(deps: UseCaseDeps, request: StartDeploymen
       operation_uuid: operation.uuid,
       kind: 'deploy',
       trigger: request.trigger,
-      branch: request.branch ?? source.branch,
-      requested_commit: request.commit?.toLowerCase() ?? null,
+      branch: artifact ? null : (request.branch ?? source?.branch ?? null),
+      requested_commit: artifact ? null : (request.commit?.toLowerCase() ?? null),
       commit_sha: null,
       commit_message: null,
       commit_author: null,
@@ -80,10 +94,18 @@ export async function startDeployment(deps: UseCaseDeps, request: StartDeploymen
       superseded_by: null,
       cancel_requested_at: null,
       created_at: nowIso,
+      source_kind: artifact ? 'artifact' : 'git',
+      artifact_sha256: artifact?.sha256 ?? null,
+      artifact_bytes: artifact?.bytes ?? null,
     };
     await insertRow(trx, 'deployments', row);
-    return { record: deploymentRecord(row, operation), server: site.server_uuid };
+    // Last, and flushed: a commit after this finds the archive; a rollback leaves a file that
+    // ArtifactStore.sweep removes (no deployment names it).
+    if (artifact) await deps.artifacts.keep(artifact, uuid);
+    return { record: deploymentRecord(row, operation), server: site.server_uuid, superseded };
   });
+  // Superseded deploys never run: their uploads are not needed.
+  for (const old of result.superseded) await deps.artifacts.remove(old);
   deps.siteLists.invalidate(result.server);
   deps.jobEnqueued();
   return result.record;
