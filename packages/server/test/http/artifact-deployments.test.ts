@@ -7,11 +7,12 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openAsBlob, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
+import { SiteplaneClient } from '@siteplane/sdk';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DB } from '../support/test-service.js';
@@ -183,6 +184,50 @@ describe(`artifact deployments (${TEST_DB})`, () => {
       expect(kept()).toEqual([]);
     } finally {
       w.steps.gate = null;
+    }
+  });
+});
+
+describe(`the SDK's deployArtifact (${TEST_DB})`, () => {
+  let w: DeployWorld;
+  beforeAll(async () => {
+    w = await startDeployWorld();
+  }, 60_000);
+  afterAll(async () => w?.stop());
+
+  it('uploads a Blob read from a file (as fs.openAsBlob gives it) and replays it with its Idempotency-Key', async () => {
+    // The client's fetch, answered by the service in process; the body's bytes as the client sent them.
+    const fetchViaInject: typeof fetch = async (input, init) => {
+      const url = new URL(String(input));
+      const body = init?.body;
+      const payload =
+        body instanceof Blob ? Buffer.from(await body.arrayBuffer()) : body instanceof Uint8Array ? Buffer.from(body) : body;
+      const res = await w.s.app.inject({
+        method: (init?.method ?? 'GET') as 'POST',
+        url: url.pathname + url.search,
+        headers: init?.headers as Record<string, string>,
+        ...(payload === undefined || payload === null ? {} : { payload: payload as Buffer | string }),
+      });
+      return new Response(res.body, { status: res.statusCode, headers: res.headers as HeadersInit });
+    };
+    const client = new SiteplaneClient({ baseUrl: 'http://siteplane.test', token: w.s.token, fetch: fetchViaInject });
+    const site = await installedSite(w, 'static-html', 'sdk-artifact.example.com');
+    const archive = tarball({ 'index.html': 'from the SDK' });
+    const dir = mkdtempSync(join(tmpdir(), 'artifact-sdk-'));
+    try {
+      writeFileSync(join(dir, 'dist.tar.gz'), archive);
+      const blob = await openAsBlob(join(dir, 'dist.tar.gz'));
+      const d = await client.deployArtifact(site, blob, 'sdk-artifact-1');
+      expect(d).toMatchObject({ source_kind: 'artifact', artifact: { sha256: sha256(archive), bytes: archive.length } });
+      const again = await client.deployArtifact(site, new Uint8Array(archive), 'sdk-artifact-1');
+      expect(again.uuid).toBe(d.uuid);
+      expect((await waitForDeployment(w, String(d.uuid), ['succeeded', 'failed'])).status).toBe('succeeded');
+      await expect(client.deployArtifact(site, new Uint8Array(Buffer.from('not gzip')))).rejects.toMatchObject({
+        status: 422,
+        problem: { code: 'invalid_artifact' },
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
