@@ -8,6 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, openAsBlob, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -140,6 +141,45 @@ describe(`artifact deployments (${TEST_DB})`, () => {
     expect(empty.json()).toMatchObject({ code: 'invalid_artifact' });
     // Nothing started, nothing kept.
     expect(w.steps.deploys.length).toBe(before);
+    expect(kept()).toEqual([]);
+    expect(incoming()).toEqual([]);
+  });
+
+  it('answers 413 over a real socket while a chunked upload is still being sent, and keeps nothing', async () => {
+    const address = await w.s.app.listen({ host: '127.0.0.1', port: 0 });
+    const { hostname, port } = new URL(address);
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(
+        {
+          host: hostname,
+          port: Number(port),
+          method: 'POST',
+          path: `/api/v1/sites/${site}/deployments`,
+          headers: { authorization: `Bearer ${w.s.token}`, 'content-type': 'application/gzip' },
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => {
+            body += c.toString();
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on('error', reject);
+      // 1 MiB in 4 KiB chunks without a Content-Length: the limit (64 KiB) is found while counting.
+      req.write(gzipSync(Buffer.alloc(10)));
+      let sent = 0;
+      const more = () => {
+        while (sent < 256) {
+          sent++;
+          if (!req.write(Buffer.alloc(4096, sent))) return void req.once('drain', more);
+        }
+        req.end();
+      };
+      more();
+    });
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body)).toMatchObject({ code: 'body_too_large' });
     expect(kept()).toEqual([]);
     expect(incoming()).toEqual([]);
   });
