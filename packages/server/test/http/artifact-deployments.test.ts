@@ -94,6 +94,18 @@ describe(`artifact deployments (${TEST_DB})`, () => {
     expect(incoming()).toEqual([]);
   });
 
+  it('skips the install stage only: a Laravel artifact runs its before-activate hooks, not composer install', async () => {
+    const laravel = await installedSite(w, 'laravel', 'laravel-artifact.example.com', { phpVersion: '8.2' });
+    const d = (await expectStatus(upload(laravel, tarball({ 'public/index.php': '<?php echo 1;' })), 202)).json();
+    expect((await waitForDeployment(w, d.uuid, ['succeeded', 'failed'])).status).toBe('succeeded');
+    const { plan } = w.steps.deploys.at(-1) ?? { plan: null };
+    expect(plan?.hooks.map((h) => `${h.stage} ${h.name} ${h.enabled}`)).toEqual([
+      'before-activate migrations false',
+      'before-activate caches true',
+    ]);
+    expect(plan?.sharedPaths.map((p) => p.path)).toEqual(['.env', 'storage']);
+  });
+
   it('takes application/x-gzip and application/octet-stream too; the same site still deploys git with JSON', async () => {
     for (const type of ['application/x-gzip', 'application/octet-stream']) {
       const d = (await expectStatus(upload(site, tarball({ 'index.html': type }), { type }), 202)).json();
