@@ -1,3 +1,4 @@
+import { openAsBlob } from 'node:fs';
 import type { Command } from 'commander';
 import { client } from './config.js';
 import { UsageError } from './errors.js';
@@ -18,6 +19,7 @@ const deploymentDetails = (d: Json) =>
     ['Trigger', d.trigger],
     ['Branch', d.branch],
     ['Commit', commitOf(d)],
+    ['Artifact', d.artifact ? `${(d.artifact as Json).bytes} bytes, sha256 ${(d.artifact as Json).sha256}` : null],
     ['Release', d.release],
     ['Operation', paint('dim', String((d.operation as Json | null)?.uuid ?? ''))],
   ]);
@@ -123,17 +125,29 @@ async function deploymentRef(ref: string): Promise<string> {
 export function deployCommands(program: Command): void {
   program
     .command('deploy <site>')
-    .description('Deploy a site from its source; --wait follows the steps until the deployment ends')
+    .description(
+      'Deploy a site from its source, or with --artifact a .tar.gz built elsewhere (no build on the server); --wait follows the steps until the deployment ends',
+    )
     .option('--branch <branch>')
     .option('--commit <sha>')
+    .option('--artifact <file.tar.gz>', 'upload this archive and deploy it as built (its root becomes the release)')
     .option('--idempotency-key <key>')
     .option('--wait')
-    .action(async (site: string, o: { branch?: string; commit?: string; idempotencyKey?: string; wait?: boolean }) => {
-      const body = { ...(o.branch ? { branch: o.branch } : {}), ...(o.commit ? { commit: o.commit } : {}) };
-      const d = await client().deploy(await siteRef(site), body, o.idempotencyKey);
-      print(d, deploymentDetails);
-      if (o.wait) await follow(operationOf(d));
-    });
+    .action(
+      async (
+        site: string,
+        o: { branch?: string; commit?: string; artifact?: string; idempotencyKey?: string; wait?: boolean },
+      ) => {
+        if (o.artifact && (o.branch || o.commit))
+          throw new UsageError('--artifact deploys the archive: leave out --branch and --commit');
+        const body = { ...(o.branch ? { branch: o.branch } : {}), ...(o.commit ? { commit: o.commit } : {}) };
+        const d = o.artifact
+          ? await client().deployArtifact(await siteRef(site), await openAsBlob(o.artifact), o.idempotencyKey)
+          : await client().deploy(await siteRef(site), body, o.idempotencyKey);
+        print(d, deploymentDetails);
+        if (o.wait) await follow(operationOf(d));
+      },
+    );
   program
     .command('rollback <site>')
     .description('Make a kept release live again (default: the previous one), without rebuilding')

@@ -218,6 +218,15 @@ export const DeploymentSchema = T.Object({
   trigger: T.String({ description: 'manual, webhook or rollback' }),
   branch: Nullable(T.String()),
   requested_commit: Nullable(T.String()),
+  source_kind: T.Union([T.Literal('git'), T.Literal('artifact')], {
+    description: 'git: fetched from the site’s source; artifact: an uploaded .tar.gz, unpacked without building',
+  }),
+  artifact: Nullable(
+    T.Object(
+      { sha256: T.String(), bytes: T.Integer() },
+      { description: 'The uploaded archive (artifact deploys; a rollback to such a release names it too)' },
+    ),
+  ),
   commit: Nullable(T.Object({ sha: T.String(), message: T.String(), author: T.String() })),
   release: T.String(),
   operation: T.Object({ uuid: Uuid, kind: T.String(), status: T.String() }),

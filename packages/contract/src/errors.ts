@@ -2,7 +2,7 @@
 export const ERROR_CODES = {
   // request level
   malformed_json: 'The body is not valid JSON.',
-  unsupported_media_type: 'The body must be application/json.',
+  unsupported_media_type: 'The body must be application/json (or, where an endpoint says so, application/gzip).',
   body_too_large: 'The body is larger than the service accepts.',
   invalid_query: 'A query parameter is invalid.',
   validation_failed: 'One or more fields are invalid.',
@@ -44,6 +44,7 @@ export const ERROR_CODES = {
   source_missing: 'The site has no source: bind it to a repository first (PUT …/source).',
   deployment_finished: 'The deployment has finished; there is nothing to cancel.',
   no_rollback_target: 'No kept release to roll back to.',
+  invalid_artifact: 'The uploaded artifact is not a gzip-compressed tar archive.',
 } as const;
 export type ErrorCode = keyof typeof ERROR_CODES;
 

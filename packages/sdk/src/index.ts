@@ -30,14 +30,23 @@ export class SiteplaneClient {
   constructor(private readonly options: { baseUrl: string; token: string; fetch?: typeof fetch }) {}
 
   async request<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+    return this.send<T>(method, path, body === undefined ? undefined : JSON.stringify(body), {
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    });
+  }
+
+  /** A request with a body as given (JSON text, or bytes such as a deploy artifact) and its own headers. */
+  private async send<T>(
+    method: string,
+    path: string,
+    body: string | Blob | Uint8Array | undefined,
+    headers: Record<string, string>,
+  ): Promise<T> {
     const res = await (this.options.fetch ?? fetch)(new URL(path, this.options.baseUrl), {
       method,
-      headers: {
-        authorization: `Bearer ${this.options.token}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-        ...headers,
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: { authorization: `Bearer ${this.options.token}`, ...headers },
+      body: body as BodyInit | undefined,
     });
     const text = await res.text();
     if (!res.ok) {
@@ -141,6 +150,15 @@ export class SiteplaneClient {
   updateEnvironment = (site: string, body: Json) => this.request<Json>('PATCH', this.site(site, 'environment'), body);
   deploy = (site: string, body: Json = {}, idempotencyKey?: string) =>
     this.request<Json>('POST', this.site(site, 'deployments'), body, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {});
+  /**
+   * Deploys a .tar.gz built elsewhere (CI) without building on the server: its root becomes the
+   * release. A Blob (`fs.openAsBlob('dist.tar.gz')` in Node) is streamed, not read into memory.
+   */
+  deployArtifact = (site: string, archive: Blob | Uint8Array, idempotencyKey?: string) =>
+    this.send<Json>('POST', this.site(site, 'deployments'), archive, {
+      'content-type': 'application/gzip',
+      ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+    });
   listDeployments = (site: string) => this.all<Json>(this.site(site, 'deployments'));
   getDeployment = (uuid: string) => this.request<Json>('GET', `/api/v1/deployments/${encodeURIComponent(uuid)}`);
   cancelDeployment = (uuid: string) => this.request<Json>('POST', `/api/v1/deployments/${encodeURIComponent(uuid)}/cancel`);

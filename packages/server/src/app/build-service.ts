@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { SiteTypeId } from '@siteplane/contract';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
@@ -23,6 +24,7 @@ import type { DeploySteps } from '../provisioning/deploy/plan.js';
 import { detectFacts } from '../provisioning/detect-facts.js';
 import type { Recipe } from '../provisioning/step.js';
 import { engineOffer } from '../provisioning/steps/database/engine-offer.js';
+import { ArtifactStore } from '../storage/artifact-store.js';
 import { type ChangeNotifier, InProcessNotifier, PostgresNotifier } from '../storage/change-notifier.js';
 import { openStorage, type Storage } from '../storage/database.js';
 import { writeTransactions } from '../storage/group-commit.js';
@@ -113,6 +115,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
             logger.warn({ err: error }, 'change notifications: PostgreSQL LISTEN/NOTIFY failed; streams fall back to polling'),
         )
       : new InProcessNotifier();
+  const artifacts = new ArtifactStore(join(config.dataDir, 'artifacts'), config.artifactMaxBytes);
   const useCases: UseCaseDeps = {
     db: storage.db,
     dialect: storage.dialect,
@@ -133,6 +136,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     changes,
     freeZoneBudget: config.freeZoneBudget,
     publicUrl: config.publicUrl,
+    artifacts,
   };
   const sshPool = new SshExecutorPool();
   const metrics = new ServiceMetrics();
@@ -154,6 +158,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     siteChanged: (server) => siteLists.invalidate(server),
     changes,
     deploySteps: overrides.deploySteps ?? serverDeploySteps,
+    artifacts,
     cancelPollMs: overrides.cancelPollMs,
     observe: {
       step: (operation, step, outcome, seconds) =>
@@ -225,6 +230,9 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
   });
   worker?.start();
   renewals?.start();
+  // Uploads of deployments that ended while no worker ran here (or of a crash mid-request).
+  if (config.runWorker)
+    void artifacts.sweep(storage.db).catch((error) => logger.warn({ err: error }, 'removing finished deploy artifacts failed'));
   return {
     app,
     storage,

@@ -75,6 +75,8 @@ export interface Config {
   freeZoneBudget: { perWeek: number; perTeamPerWeek: number };
   /** SITEPLANE_DEPLOYS_PER_SERVER: deployments building on one server at once (small servers: 1). */
   deploysPerServer: number;
+  /** SITEPLANE_ARTIFACT_MAX_BYTES: the largest .tar.gz POST …/deployments accepts (413 above). */
+  artifactMaxBytes: number;
   /**
    * SITEPLANE_METRICS_TOKEN: the bearer token a Prometheus scrape of GET /metrics sends (unset: no
    * token is accepted). SITEPLANE_METRICS_ADDRESS (`host:port`): a listener of its own serving only
@@ -232,6 +234,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       perTeamPerWeek: int('FREE_DOMAIN_TEAM_CERTIFICATES_PER_WEEK', 10, 0, 1_000_000),
     },
     deploysPerServer: int('SITEPLANE_DEPLOYS_PER_SERVER', 1, 1, 64),
+    // Below 2 GiB: the size is stored in an integer column on both databases.
+    artifactMaxBytes: int('SITEPLANE_ARTIFACT_MAX_BYTES', 200 * 1024 * 1024, 1024, 2_000_000_000),
     metrics: { token: metricsToken, address: metricsAddress === 'invalid' ? null : metricsAddress },
     publicUrl: publicUrl === 'invalid' ? null : publicUrl,
   };

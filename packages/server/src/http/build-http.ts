@@ -24,6 +24,7 @@ import { assertQueryShape } from './query-shape.js';
 import { RateLimiter } from './rate-limit.js';
 import type { RouteDef } from './route.js';
 import { apiRoutes } from './routes/index.js';
+import { acceptUploads, ReceivedUpload, receiveUpload } from './upload-body.js';
 import { assertMatches } from './validate-schema.js';
 
 export interface HttpDeps {
@@ -92,7 +93,16 @@ export function buildHttp(deps: HttpDeps): { app: FastifyInstance; openapi: Retu
 
   const limiter = new RateLimiter(deps.rateLimit.perToken, deps.rateLimit.perAddress, () => deps.clock.now().getTime());
   const routes = apiRoutes(deps.useCases);
-  for (const route of routes) register(app, route, deps, idempotency, limiter);
+  for (const route of routes) {
+    const { upload } = route;
+    if (!upload) register(app, route, deps, idempotency, limiter);
+    // Its own scope: the upload's parsers apply to this route only; every other body stays JSON.
+    else
+      void app.register(async (scope) => {
+        acceptUploads(scope, upload.mediaTypes, deps.useCases.artifacts);
+        register(scope, route, deps, idempotency, limiter);
+      });
+  }
   registerHookRoutes(app, {
     db: deps.useCases.db,
     secrets: deps.useCases.secrets,
@@ -147,7 +157,9 @@ function register(
       if (!actor) return reply;
       (req as typeof req & { actor: typeof actor }).actor = actor;
       assertQueryShape(req.query);
-      if (route.body && !route.bodyValidatedByDomain && req.method !== 'GET') assertMatches(route.body, req.body ?? {});
+      if (route.upload) await receiveUpload(req, deps.useCases.artifacts);
+      if (route.body && !route.bodyValidatedByDomain && req.method !== 'GET' && !(req.body instanceof ReceivedUpload))
+        assertMatches(route.body, req.body ?? {});
       if (await idempotency.apply(req, reply, actor)) return reply;
       const result = await route.handler(req, reply, actor);
       if (reply.sent) return reply;

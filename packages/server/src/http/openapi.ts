@@ -56,7 +56,15 @@ export function buildOpenApi(routes: RouteDef[], version: string) {
         ? {
             requestBody: {
               required: route.method === 'POST' && !route.bodyOptional,
-              content: { 'application/json': { schema: strip(route.body) } },
+              content: {
+                'application/json': { schema: strip(route.body) },
+                ...Object.fromEntries(
+                  (route.upload?.mediaTypes ?? []).map((type) => [
+                    type,
+                    { schema: { type: 'string', format: 'binary', description: route.upload?.description } },
+                  ]),
+                ),
+              },
             },
           }
         : {}),

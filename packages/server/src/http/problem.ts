@@ -44,6 +44,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   not_deployable: 422,
   source_missing: 422,
   no_rollback_target: 422,
+  invalid_artifact: 422,
   // The deployment moved on; reading it again shows where.
   deployment_finished: 409,
 };

@@ -18,6 +18,11 @@ export interface RouteDef {
   bodyValidatedByDomain?: boolean;
   /** A POST that may come without a body (the retries): documented as not required. */
   bodyOptional?: boolean;
+  /**
+   * A binary body the route also takes (http/upload-body.ts): its media types and what it is, for
+   * the OpenAPI document. The handler receives a ReceivedUpload as the body, streamed to disk.
+   */
+  upload?: { mediaTypes: string[]; description: string };
   query?: TSchema;
   params?: Record<string, string>;
   responses: Record<

@@ -4,6 +4,7 @@ import type { SecretBox } from '../crypto/secret-box.js';
 import { deployabilityOf, isMigrationHook } from '../domain/deployments/type-defaults.js';
 import type { DeployPlan, DeployProgress, DeploySource, DeploySteps } from '../provisioning/deploy/plan.js';
 import type { ProvisionedSite, Step } from '../provisioning/step.js';
+import type { ArtifactStore } from '../storage/artifact-store.js';
 import type { Database } from '../storage/schema.js';
 import { loadDeploySettings } from '../use-cases/deployments/deploy-settings.js';
 import { openEnvironment } from '../use-cases/deployments/environment.js';
@@ -25,6 +26,8 @@ export interface DeployJobDeps {
   db: Kysely<Database>;
   secrets: SecretBox;
   deploySteps?: DeploySteps;
+  /** Where uploaded artifacts wait for their deploy (absent: artifact deployments fail, saying so). */
+  artifacts?: ArtifactStore;
   /** How often a running deployment looks for a cancel request (default 1 s). */
   cancelPollMs?: number;
 }
@@ -74,12 +77,18 @@ export async function prepareDeployRun(
   const type = deployabilityOf(site.type as SiteTypeId);
   if (!type.deployable) throw new Error(type.reason);
   const [source, { settings }, env] = await Promise.all([
-    openSource(db, deps.secrets, site.uuid, deployment),
+    deployment.source_kind === 'artifact'
+      ? artifactSource(deps, deployment)
+      : openSource(db, deps.secrets, site.uuid, deployment),
     loadDeploySettings(db, site, type.defaults),
     openEnvironment(db, deps.secrets, site.uuid),
   ]);
   const keptReleases = await earlierKeptReleases(db, site.uuid, deployment.uuid, settings.keepReleases);
-  const ranMigrations = settings.hooks.some((h) => h.enabled && isMigrationHook(h)) ? 1 : 0;
+  // An artifact arrives built: no build command, and no after-fetch hooks (the install stage:
+  // npm ci, composer install and the user's own); before- and after-activate hooks run as for git.
+  const built = source.source.kind === 'artifact';
+  const hooks = built ? settings.hooks.filter((h) => h.stage !== 'after-fetch') : settings.hooks;
+  const ranMigrations = hooks.some((h) => h.enabled && isMigrationHook(h)) ? 1 : 0;
   await db
     .updateTable('deployments')
     .set({ environment_hash: env.hash, ran_migrations: ranMigrations })
@@ -89,9 +98,9 @@ export async function prepareDeployRun(
     deploymentUuid: deployment.uuid,
     release: deployment.release,
     source: source.source,
-    buildCommand: settings.buildCommand,
+    buildCommand: built ? null : settings.buildCommand,
     artifactPath: settings.artifactPath,
-    hooks: settings.hooks.map((h) => ({ ...h })),
+    hooks: hooks.map((h) => ({ ...h })),
     sharedPaths: settings.sharedPaths.map((p) => ({ ...p })),
     environment: { build: env.build, runtime: env.runtime },
     keepReleases: settings.keepReleases,
@@ -129,6 +138,25 @@ async function earlierKeptReleases(db: Kysely<Database>, siteUuid: string, deplo
     .limit(keep - 1)
     .execute();
   return rows.map((r) => r.release);
+}
+
+/** An uploaded artifact: the data directory's file of this deployment, as received (no secrets). */
+async function artifactSource(
+  deps: DeployJobDeps,
+  deployment: Database['deployments'],
+): Promise<{ source: DeploySource; secrets: string[] }> {
+  if (!deps.artifacts) throw new Error('this Siteplane has no artifact store wired (DeployJobDeps.artifacts)');
+  if (deployment.artifact_sha256 === null || deployment.artifact_bytes === null)
+    throw new Error('the deployment has no artifact recorded');
+  return {
+    source: {
+      kind: 'artifact',
+      file: deps.artifacts.pathOf(deployment.uuid),
+      sha256: deployment.artifact_sha256,
+      bytes: Number(deployment.artifact_bytes),
+    },
+    secrets: [],
+  };
 }
 
 /** The https user a provider expects beside a token (its documented token-over-git usernames). */

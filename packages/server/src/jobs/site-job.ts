@@ -6,6 +6,7 @@ import { EMPTY_FACTS, type ServerFacts } from '../domain/servers/facts.js';
 import type { DeploySteps } from '../provisioning/deploy/plan.js';
 import type { Executor } from '../provisioning/executor.js';
 import type { ProvisionedSite, ProvisioningSettings, Recipe, Step, StepContext } from '../provisioning/step.js';
+import type { ArtifactStore } from '../storage/artifact-store.js';
 import { type ChangeNotifier, operationTopic } from '../storage/change-notifier.js';
 import { ledgerFor, resourceUsedByOtherSite } from '../storage/ledger-store.js';
 import { OperationJournal, redactor } from '../storage/operation-journal.js';
@@ -42,6 +43,8 @@ export interface SiteJobDeps {
    * wired by app/). Absent: such operations fail with a clear message.
    */
   deploySteps?: DeploySteps;
+  /** Uploaded deploy artifacts: read by an artifact deploy, removed once its deployment ended. */
+  artifacts?: ArtifactStore;
   /** SITEPLANE_DEPLOYS_PER_SERVER: deploys and rollbacks running at once on one server (default: one). */
   deploySlots?: DeploySlots;
   /** How often a running deployment looks for a cancel request (default 1 s; tests shorten it). */
@@ -80,6 +83,8 @@ export async function runSiteJob(deps: SiteJobDeps, job: JobRow, signal: JobSign
   } finally {
     // Whatever the outcome (stored by now), readers of the operation's stream read it again.
     deps.changes?.notify(operationTopic(job.operation_uuid));
+    // An uploaded artifact is kept while its deploy may still run (a transient failure runs again).
+    if (job.kind === 'site.deploy') await deps.artifacts?.sweep(deps.db).catch(() => undefined);
   }
 }
 

@@ -311,5 +311,10 @@ export interface Database {
     superseded_by: string | null;
     cancel_requested_at: string | null;
     created_at: string;
+    /** git: fetched from the site's source; artifact: an uploaded .tar.gz (storage/artifact-store.ts). */
+    source_kind: 'git' | 'artifact';
+    artifact_sha256: string | null;
+    /** At most SITEPLANE_ARTIFACT_MAX_BYTES (below 2 GiB: an integer column on both databases). */
+    artifact_bytes: number | null;
   };
 }

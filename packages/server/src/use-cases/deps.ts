@@ -4,6 +4,7 @@ import type { SecretBox } from '../crypto/secret-box.js';
 import type { EngineOffer } from '../domain/sites/engine-offer.js';
 import type { PhpSource } from '../domain/sites/php-offer.js';
 import type { EgressPolicy } from '../egress/egress-policy.js';
+import type { ArtifactStore } from '../storage/artifact-store.js';
 import type { ChangeNotifier } from '../storage/change-notifier.js';
 import type { Dialect } from '../storage/database.js';
 import type { WriteTransactions } from '../storage/group-commit.js';
@@ -45,4 +46,6 @@ export interface UseCaseDeps {
   freeZoneBudget: IssuanceBudget;
   /** SITEPLANE_PUBLIC_URL: where hook and trigger URLs point (null: the request's scheme and host). */
   publicUrl: string | null;
+  /** Uploaded deploy artifacts (POST …/deployments with a .tar.gz), files of the data directory. */
+  artifacts: ArtifactStore;
 }

@@ -1,4 +1,5 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   existsSync,
   lstatSync,
@@ -8,6 +9,7 @@ import {
   readlinkSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:http';
@@ -21,7 +23,7 @@ import { DOTENV_BEGIN, DOTENV_BLOCK, DOTENV_END, dotenvBlock } from '../../src/p
 import { renderLauncher } from '../../src/provisioning/deploy/launcher.js';
 import { LINK_SHARED } from '../../src/provisioning/deploy/link-shared.js';
 import { SWITCH } from '../../src/provisioning/deploy/switch-current.js';
-import { UNPACK } from '../../src/provisioning/deploy/unpack-artifact.js';
+import { APPEND, UNPACK } from '../../src/provisioning/deploy/unpack-artifact.js';
 import { CANCEL, exportLines, HOOK } from '../../src/provisioning/deploy/user-command.js';
 import { renderEnvFile, WRITE } from '../../src/provisioning/deploy/write-environment.js';
 
@@ -40,30 +42,61 @@ function sh(shell: 'sh' | 'bash', script: string, args: string[], input = '', cw
   return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 
-describe('UNPACK (artifact uploads)', () => {
-  it('unpacks a .tar.gz from base64 stdin into the release', () => {
+describe('APPEND and UNPACK (artifact uploads)', () => {
+  /** Uploads as the deploy step does (base64 chunks on stdin), then unpacks with the expected SHA-256. */
+  function deliver(archive: Buffer, expected = createHash('sha256').update(archive).digest('hex'), chunk = 7) {
+    const target = join(dir, 'rel.tar.gz');
+    for (let at = 0; at < archive.length || at === 0; at += chunk) {
+      const part = sh('bash', APPEND, [target, at === 0 ? 'new' : 'append'], archive.subarray(at, at + chunk).toString('base64'));
+      expect(part.code, part.stderr).toBe(0);
+    }
+    return sh('bash', UNPACK, [join(dir, 'rel'), expected]);
+  }
+
+  it('reassembles the chunks, checks the SHA-256 and unpacks the .tar.gz into the release', () => {
     mkdirSync(join(dir, 'src/sub'), { recursive: true });
     writeFileSync(join(dir, 'src/index.html'), 'hi');
     writeFileSync(join(dir, 'src/sub/a.txt'), 'a');
+    symlinkSync('sub/a.txt', join(dir, 'src/inside'));
     const archive = execFileSync('tar', ['-czf', '-', '-C', join(dir, 'src'), '.']);
-    const result = sh('bash', UNPACK, [join(dir, 'rel')], archive.toString('base64'));
+    const result = deliver(archive);
     expect(result.code, result.stderr).toBe(0);
     expect(readFileSync(join(dir, 'rel/sub/a.txt'), 'utf8')).toBe('a');
+    expect(readFileSync(join(dir, 'rel/inside'), 'utf8')).toBe('a');
     expect(existsSync(join(dir, 'rel.tar.gz'))).toBe(false);
   });
 
-  it('refuses an archive with a `..` member or an absolute one, and leaves no release', () => {
+  it('refuses an upload whose SHA-256 differs from what the control plane received', () => {
+    mkdirSync(join(dir, 'src'), { recursive: true });
+    writeFileSync(join(dir, 'src/index.html'), 'hi');
+    const archive = execFileSync('tar', ['-czf', '-', '-C', join(dir, 'src'), '.']);
+    const result = deliver(archive, 'f'.repeat(64));
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('sha256');
+    expect(existsSync(join(dir, 'rel'))).toBe(false);
+  });
+
+  it('refuses an archive with a `..` member, an absolute one or a link out of the release, and leaves no release', () => {
     mkdirSync(join(dir, 'a/b'), { recursive: true });
     writeFileSync(join(dir, 'a/evil'), 'x');
     const climbing = execFileSync('tar', ['-czPf', '-', '../evil'], { cwd: join(dir, 'a/b') });
-    let result = sh('bash', UNPACK, [join(dir, 'rel')], climbing.toString('base64'));
+    let result = deliver(climbing);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('climbs out of the release');
     const absolute = execFileSync('tar', ['-czPf', '-', join(dir, 'a/evil')]);
-    result = sh('bash', UNPACK, [join(dir, 'rel')], absolute.toString('base64'));
+    result = deliver(absolute);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('absolute path');
+    for (const target of ['/etc/passwd', '../../a/evil', 'x/../../outside']) {
+      rmSync(join(dir, 'links'), { recursive: true, force: true });
+      mkdirSync(join(dir, 'links/x'), { recursive: true });
+      symlinkSync(target, join(dir, 'links/escape'));
+      result = deliver(execFileSync('tar', ['-czf', '-', '-C', join(dir, 'links'), '.']));
+      expect(result.code, target).not.toBe(0);
+      expect(result.stderr).toContain('outside the release');
+    }
     expect(existsSync(join(dir, 'rel'))).toBe(false);
+    expect(existsSync(join(dir, 'rel.partial'))).toBe(false);
   });
 });
 

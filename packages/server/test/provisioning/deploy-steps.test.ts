@@ -90,7 +90,11 @@ describe('the deploy step list (issue 11 item 4)', () => {
     const names = deploySteps
       .deploy(
         siteOf('static-html'),
-        plan({ source: { kind: 'artifact', archive: Buffer.from('x') }, buildCommand: null, hooks: [] }),
+        plan({
+          source: { kind: 'artifact', file: '/nonexistent/a.tar.gz', sha256: 'ab', bytes: 1 },
+          buildCommand: null,
+          hooks: [],
+        }),
         progress(),
       )
       .map((s) => s.name);

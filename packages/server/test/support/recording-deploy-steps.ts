@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { DeployPlan, DeployProgress, DeploySteps, RollbackPlan } from '../../src/provisioning/deploy/plan.js';
 import type { ProvisionedSite, Step } from '../../src/provisioning/step.js';
 
@@ -46,7 +48,13 @@ export function recordingDeploySteps(): RecordingDeploySteps {
       const hooks = plan.hooks.filter((h) => h.enabled);
       return [
         step('fetch', async (log) => {
-          if (source.kind !== 'git') throw new Error('artifact sources are not recorded here');
+          if (source.kind === 'artifact') {
+            // The file the job was given must be the upload the API acknowledged.
+            const got = createHash('sha256').update(readFileSync(source.file)).digest('hex');
+            if (got !== source.sha256) throw new Error(`artifact ${source.file} has sha256 ${got}, not ${source.sha256}`);
+            log(`unpack artifact ${source.sha256} (${source.bytes} bytes)`);
+            return;
+          }
           const creds = source.credentials;
           log(`fetch ${source.url} ${source.branch} ${source.commit ?? 'HEAD'}`);
           if (creds && 'httpsToken' in creds) log(`as ${creds.httpsUser} with token ${creds.httpsToken}`);

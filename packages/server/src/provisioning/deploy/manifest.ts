@@ -25,7 +25,7 @@ export function renderManifest(plan: DeployPlan, state: DeployState, siteUuid: s
   const source =
     plan.source.kind === 'git'
       ? { kind: 'git', url: plan.source.url, branch: plan.source.branch, appFolder: plan.source.appFolder }
-      : { kind: 'artifact', bytes: plan.source.archive.length };
+      : { kind: 'artifact', sha256: plan.source.sha256, bytes: plan.source.bytes };
   const manifest = {
     release: plan.release,
     deployment: plan.deploymentUuid,

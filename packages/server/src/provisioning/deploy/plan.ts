@@ -33,8 +33,14 @@ export type DeploySource =
     }
   | {
       kind: 'artifact';
-      /** A .tar.gz built elsewhere (CI), streamed to the server on stdin and unpacked by the site user. */
-      archive: Buffer;
+      /**
+       * A .tar.gz built elsewhere (CI) and uploaded to the control plane: this file of its data
+       * directory (storage/artifact-store.ts), sent to the server in chunks and unpacked by the site user.
+       */
+      file: string;
+      /** What the control plane received; checked again on the server before unpacking. */
+      sha256: string;
+      bytes: number;
     };
 
 /** A user's command, run as the site user in the new release with `bash -euo pipefail -c`. */
@@ -52,7 +58,10 @@ export interface DeployPlan {
   /** Directory name under releases/: sortable and unique, e.g. `20261126T121314Z-1a2b3c4`. */
   release: string;
   source: DeploySource;
-  /** Runs in the release (after-fetch hooks first) as the site user; null = nothing to build. */
+  /**
+   * Runs in the release (after-fetch hooks first) as the site user; null = nothing to build (always
+   * for an artifact, which arrives built; its after-fetch hooks are left out of the plan too).
+   */
   buildCommand: string | null;
   /** Relative directory of the release that is served or run; null = the type's default. */
   artifactPath: string | null;

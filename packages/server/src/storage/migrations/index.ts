@@ -9,6 +9,7 @@ import * as m007 from './007_fair_claim.js';
 import * as m008 from './008_webhooks.js';
 import * as m009 from './009_deployments.js';
 import * as m010 from './010_provider_deploy_keys.js';
+import * as m011 from './011_artifact_deployments.js';
 
 /** Numbered, forward-only; the same list for SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '008_webhooks': m008,
   '009_deployments': m009,
   '010_provider_deploy_keys': m010,
+  '011_artifact_deployments': m011,
 };

@@ -30,6 +30,8 @@ export async function cancelDeployment(
       await trx.updateTable('deployments').set({ cancel_requested_at: now }).where('uuid', '=', d.uuid).execute();
     return 'requested' as const;
   });
+  // A queued deployment cancelled now never runs: its upload, if any, goes.
+  if (outcome === 'now') await deps.artifacts.remove(uuid.toLowerCase());
   const { d, op } = await loadDeployment(deps.db, actor, uuid);
   deps.siteLists.invalidate(
     (await deps.db.selectFrom('sites').select('server_uuid').where('uuid', '=', d.site_uuid).executeTakeFirstOrThrow())

@@ -24,6 +24,8 @@ export function deploymentRecord(d: DeploymentRow, op: OperationRow) {
     trigger: d.trigger,
     branch: d.branch,
     requested_commit: d.requested_commit,
+    source_kind: d.source_kind,
+    artifact: d.artifact_sha256 !== null ? { sha256: d.artifact_sha256, bytes: Number(d.artifact_bytes ?? 0) } : null,
     commit: d.commit_sha !== null ? { sha: d.commit_sha, message: d.commit_message ?? '', author: d.commit_author ?? '' } : null,
     release: d.release,
     operation: { uuid: op.uuid, kind: op.kind, status: op.status },

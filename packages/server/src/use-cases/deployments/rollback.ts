@@ -105,6 +105,10 @@ export async function rollbackSite(
       superseded_by: null,
       cancel_requested_at: null,
       created_at: nowIso,
+      // The kept release is re-pointed to, whatever made it.
+      source_kind: chosen.source_kind,
+      artifact_sha256: chosen.artifact_sha256,
+      artifact_bytes: chosen.artifact_bytes,
     };
     await insertRow(trx, 'deployments', row);
     return { record: deploymentRecord(row, operation), server: site.server_uuid };

@@ -1,6 +1,7 @@
 import type { Actor } from '../../domain/auth/actor.js';
 import { releaseName } from '../../domain/deployments/release-name.js';
 import { DomainError } from '../../domain/errors.js';
+import type { IncomingArtifact } from '../../storage/artifact-store.js';
 import { insertRow } from '../../storage/insert-row.js';
 import type { Database } from '../../storage/schema.js';
 import { timeOrderedUuid } from '../../storage/time-ordered-uuid.js';
@@ -25,6 +26,11 @@ export interface StartDeploymentRequest {
   branch?: string;
   /** A commit sha to deploy; default: the branch's head when the deploy fetches. */
   commit?: string;
+  /**
+   * An uploaded .tar.gz (POST …/deployments with a gzip body) to deploy instead of the source: the
+   * site needs no bound repository; the file is named by the deployment inside the transaction.
+   */
+  artifact?: IncomingArtifact;
 }
 
 /**
@@ -38,52 +44,78 @@ export interface StartDeploymentRequest {
  * is left to finish. So a burst of pushes runs at most the running deploy and the newest commit.
  */
 export async function startDeployment(deps: UseCaseDeps, request: StartDeploymentRequest): Promise<DeploymentRecord> {
-  const result = await deps.writes(async (trx) => {
-    const { site } = await deployableSite(trx, { actor: request.actor, dialect: deps.dialect, lock: true }, request.site);
-    if (site.status !== 'installed')
-      throw new DomainError('conflict', `The site is ${site.status}; it can be deployed once it is installed.`);
-    const source = await trx.selectFrom('site_sources').select('branch').where('site_uuid', '=', site.uuid).executeTakeFirst();
-    if (!source) throw new DomainError('source_missing', 'The site has no source: bind it to a repository first (PUT …/source).');
-    const now = deps.clock.now();
-    const nowIso = now.toISOString();
-    const uuid = timeOrderedUuid();
-    const queued = await trx
-      .selectFrom('deployments')
-      .innerJoin('operations', 'operations.uuid', 'deployments.operation_uuid')
-      .select(['deployments.uuid', 'deployments.operation_uuid'])
-      .where('deployments.site_uuid', '=', site.uuid)
-      .where('deployments.kind', '=', 'deploy')
-      .where('operations.status', '=', 'queued')
-      .execute();
-    for (const q of queued)
-      if (await cancelQueuedOperation(trx, q.operation_uuid, nowIso))
-        await trx.updateTable('deployments').set({ superseded_by: uuid }).where('uuid', '=', q.uuid).execute();
-    const operation = await enqueueOperation(trx, { site, kind: 'deploy', params: { deployment: uuid }, now: nowIso });
-    const row: Database['deployments'] = {
-      uuid,
-      site_uuid: site.uuid,
-      team_uuid: site.team_uuid,
-      operation_uuid: operation.uuid,
-      kind: 'deploy',
-      trigger: request.trigger,
-      branch: request.branch ?? source.branch,
-      requested_commit: request.commit?.toLowerCase() ?? null,
-      commit_sha: null,
-      commit_message: null,
-      commit_author: null,
-      release: releaseName(now, uuid),
-      from_release: await liveRelease(trx, site.uuid),
-      environment_hash: null,
-      ran_migrations: 0,
-      rollback_info: null,
-      release_bad: 0,
-      superseded_by: null,
-      cancel_requested_at: null,
-      created_at: nowIso,
-    };
-    await insertRow(trx, 'deployments', row);
-    return { record: deploymentRecord(row, operation), server: site.server_uuid };
-  });
+  let keptAs: string | null = null;
+  const result = await deps
+    .writes(async (trx) => {
+      const { site } = await deployableSite(trx, { actor: request.actor, dialect: deps.dialect, lock: true }, request.site);
+      if (site.status !== 'installed')
+        throw new DomainError('conflict', `The site is ${site.status}; it can be deployed once it is installed.`);
+      const { artifact } = request;
+      const source = await trx.selectFrom('site_sources').select('branch').where('site_uuid', '=', site.uuid).executeTakeFirst();
+      if (!source && !artifact)
+        throw new DomainError(
+          'source_missing',
+          'The site has no source: bind it to a repository first (PUT …/source), or upload a .tar.gz to deploy.',
+        );
+      const now = deps.clock.now();
+      const nowIso = now.toISOString();
+      const uuid = timeOrderedUuid();
+      const queued = await trx
+        .selectFrom('deployments')
+        .innerJoin('operations', 'operations.uuid', 'deployments.operation_uuid')
+        .select(['deployments.uuid', 'deployments.operation_uuid'])
+        .where('deployments.site_uuid', '=', site.uuid)
+        .where('deployments.kind', '=', 'deploy')
+        .where('operations.status', '=', 'queued')
+        .execute();
+      const superseded: string[] = [];
+      for (const q of queued)
+        if (await cancelQueuedOperation(trx, q.operation_uuid, nowIso)) {
+          await trx.updateTable('deployments').set({ superseded_by: uuid }).where('uuid', '=', q.uuid).execute();
+          superseded.push(q.uuid);
+        }
+      const operation = await enqueueOperation(trx, { site, kind: 'deploy', params: { deployment: uuid }, now: nowIso });
+      const row: Database['deployments'] = {
+        uuid,
+        site_uuid: site.uuid,
+        team_uuid: site.team_uuid,
+        operation_uuid: operation.uuid,
+        kind: 'deploy',
+        trigger: request.trigger,
+        branch: artifact ? null : (request.branch ?? source?.branch ?? null),
+        requested_commit: artifact ? null : (request.commit?.toLowerCase() ?? null),
+        commit_sha: null,
+        commit_message: null,
+        commit_author: null,
+        release: releaseName(now, uuid),
+        from_release: await liveRelease(trx, site.uuid),
+        environment_hash: null,
+        ran_migrations: 0,
+        rollback_info: null,
+        release_bad: 0,
+        superseded_by: null,
+        cancel_requested_at: null,
+        created_at: nowIso,
+        source_kind: artifact ? 'artifact' : 'git',
+        artifact_sha256: artifact?.sha256 ?? null,
+        artifact_bytes: artifact?.bytes ?? null,
+      };
+      await insertRow(trx, 'deployments', row);
+      // Last, and flushed: a commit after this finds the archive; a rollback leaves a file that
+      // ArtifactStore.sweep removes (no deployment names it).
+      if (artifact) {
+        await deps.artifacts.keep(artifact, uuid);
+        keptAs = uuid;
+      }
+      return { record: deploymentRecord(row, operation), server: site.server_uuid, superseded };
+    })
+    .catch(async (error: unknown) => {
+      // Not committed: no deployment names the file (the sweep would find it an hour later).
+      if (keptAs) await deps.artifacts.remove(keptAs);
+      throw error;
+    });
+  // Superseded deploys never run: their uploads are not needed.
+  for (const old of result.superseded) await deps.artifacts.remove(old);
   deps.siteLists.invalidate(result.server);
   deps.jobEnqueued();
   return result.record;

@@ -6,8 +6,11 @@ import { rollbackSite } from '../../../use-cases/deployments/rollback.js';
 import { startDeployment } from '../../../use-cases/deployments/start-deployment.js';
 import type { UseCaseDeps } from '../../../use-cases/deps.js';
 import type { RouteDef } from '../../route.js';
+import { ReceivedUpload } from '../../upload-body.js';
 import { paged } from '../paged.js';
 
+/** application/octet-stream too: what `curl --data-binary` and many CI upload steps send. */
+const ARTIFACT_MEDIA_TYPES = ['application/gzip', 'application/x-gzip', 'application/octet-stream'];
 const site = (req: { params: unknown }) => (req.params as { site: string }).site;
 const deployment = (req: { params: unknown }) => (req.params as { deployment: string }).deployment;
 const PAGE_QUERY = T.Object({
@@ -26,20 +29,33 @@ export const deploymentRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'POST',
     url: '/api/v1/sites/:site/deployments',
-    summary: 'Deploy a site from its source',
+    summary: 'Deploy a site from its source, or an uploaded .tar.gz built elsewhere',
     tag: 'Deployments',
     auth: 'write',
     params: { site: 'Site UUID' },
     body: CreateDeploymentBody,
     bodyOptional: true,
+    upload: {
+      mediaTypes: ARTIFACT_MEDIA_TYPES,
+      description:
+        'A .tar.gz of what CI built (its root becomes the release root), at most SITEPLANE_ARTIFACT_MAX_BYTES (default 200 MiB). Deployed without building: no build command, no after-fetch hooks; the site needs no bound source.',
+    },
     responses: {
       202: ACCEPTED,
       409: { description: 'conflict: the site is not installed', schema: ProblemSchema },
-      422: { description: 'validation_failed; not_deployable; source_missing', schema: ProblemSchema },
+      413: { description: 'body_too_large: the artifact is over SITEPLANE_ARTIFACT_MAX_BYTES', schema: ProblemSchema },
+      415: { description: 'unsupported_media_type: neither JSON nor a gzip type', schema: ProblemSchema },
+      422: {
+        description: 'validation_failed; not_deployable; source_missing; invalid_artifact (not gzip, or no tar inside)',
+        schema: ProblemSchema,
+      },
     },
     async handler(req, reply, actor) {
-      const body = (req.body ?? {}) as Static<typeof CreateDeploymentBody>;
-      const record = await startDeployment(deps, { site: site(req), actor, trigger: 'manual', ...body });
+      const request =
+        req.body instanceof ReceivedUpload
+          ? { artifact: req.body.artifact }
+          : ((req.body ?? {}) as Static<typeof CreateDeploymentBody>);
+      const record = await startDeployment(deps, { site: site(req), actor, trigger: 'manual', ...request });
       reply.status(202).header('Location', `/api/v1/deployments/${record.uuid}`);
       return record;
     },
