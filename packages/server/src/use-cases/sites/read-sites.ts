@@ -35,7 +35,8 @@ export async function listSitesJson(
   const key = `${query.limit ?? ''}&${query.cursor ?? ''}`;
   const server = query.server?.toLowerCase();
   // The stamp comes first: see site-list-cache.ts for why that keeps lists consistent across processes.
-  const stamp = server && UUID_RE.test(server) ? await deps.siteLists.stamp(server) : null;
+  const taken = server && UUID_RE.test(server) ? deps.siteLists.stamp(server) : null;
+  const stamp = taken instanceof Promise ? await taken : taken;
   const hit = server && stamp ? deps.siteLists.get(server, key, actor.teamUuids, stamp) : undefined;
   if (hit) return { body: hit.body, nextCursor: hit.link };
   const result = await listSitesOfServer(deps, actor, server, page());

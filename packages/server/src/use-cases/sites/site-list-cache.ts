@@ -36,10 +36,14 @@ export class SiteListCache {
     private readonly sharedVersion: SharedListVersion = null,
   ) {}
 
-  /** Taken before the cache and the tables are read (this process's version first, then the shared one). */
-  async stamp(server: string): Promise<SiteListStamp> {
+  /**
+   * Taken before the cache and the tables are read (this process's version first, then the shared
+   * one). Synchronous in one process, so the hot path of SQLite awaits nothing for it.
+   */
+  stamp(server: string): SiteListStamp | Promise<SiteListStamp> {
     const local = this.version(server);
-    return { local, shared: this.enabled && this.sharedVersion ? await this.sharedVersion(server) : '' };
+    if (!this.enabled || !this.sharedVersion) return { local, shared: '' };
+    return this.sharedVersion(server).then((shared) => ({ local, shared }));
   }
 
   get(
