@@ -49,7 +49,11 @@ export async function serve(env: Record<string, string>): Promise<{ child: Child
   const child = start(['serve'], { HOST: '127.0.0.1', PORT: '0', ...env });
   let output = '';
   const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), 60_000);
+    // One that never says it listens is stopped here: the caller has no handle on it to stop.
+    const timer = setTimeout(() => {
+      child.kill('SIGTERM');
+      reject(new Error(`serve did not start: ${output}`));
+    }, 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
