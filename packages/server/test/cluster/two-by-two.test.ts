@@ -52,7 +52,9 @@ describe.skipIf(TEST_DB !== 'postgres')('two API and two worker processes on one
     await admin.query(`CREATE DATABASE ${dbName}`);
     await admin.end();
     // All four at once on the empty database: each runs the migrations at start.
-    const started = await Promise.allSettled([serve(env(false)), serve(env(false)), serve(env(true)), serve(env(true))]);
+    // Four tsx processes compiling at once on a small, busy machine take a while to listen.
+    const up = (worker: boolean) => serve(env(worker), 200_000);
+    const started = await Promise.allSettled([up(false), up(false), up(true), up(true)]);
     for (const s of started) if (s.status === 'fulfilled') children.push(s.value.child);
     const failed = started.find((s) => s.status === 'rejected');
     if (failed) throw (failed as PromiseRejectedResult).reason;
@@ -64,7 +66,7 @@ describe.skipIf(TEST_DB !== 'postgres')('two API and two worker processes on one
     token = created.stdout.trim().split('\n').at(-1)?.trim() ?? '';
     db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
-  }, 180_000);
+  }, 300_000);
 
   afterAll(async () => {
     await db?.end().catch(() => undefined);
