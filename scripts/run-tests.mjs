@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Runs every test: the whole suite on SQLite (with the system tests when this is root: a loopback
 // sshd and Pebble from scripts/test-env, and a pristine Debian test host that Siteplane provisions
-// from nothing — scripts/test-env/test-host.sh), then the storage, queue and HTTP suites again on
-// PostgreSQL. Ends with the line `N passed, N failed`.
+// from nothing — scripts/test-env/test-host.sh), then the storage, queue, HTTP and cluster suites
+// again on PostgreSQL (cluster: several `siteplane serve` processes on one database). Ends with the
+// line `N passed, N failed`.
 //   --system-only          only the system tests
 //   --fresh-only [--os X]  only the pristine-host suites (test/system/fresh), on Debian 12 or 13
 import { spawn, spawnSync } from 'node:child_process';
@@ -165,7 +166,14 @@ if (freshOnly) {
   });
   await vitest(
     'postgres',
-    ['packages/server/test/http', 'packages/server/test/storage', 'packages/server/test/jobs', 'packages/server/test/tls'],
+    [
+      'packages/server/test/http',
+      'packages/server/test/storage',
+      'packages/server/test/jobs',
+      'packages/server/test/tls',
+      // Two API and two worker processes on one database (PostgreSQL only; skipped on SQLite).
+      'packages/server/test/cluster',
+    ],
     {
       SITEPLANE_SYSTEM_TESTS: '0',
       SITEPLANE_TEST_DB: 'postgres',

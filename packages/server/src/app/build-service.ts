@@ -29,6 +29,7 @@ import { type ChangeNotifier, InProcessNotifier, PostgresNotifier } from '../sto
 import { openStorage, type Storage } from '../storage/database.js';
 import { writeTransactions } from '../storage/group-commit.js';
 import { IdempotencyStore } from '../storage/idempotency-store.js';
+import { sharedListVersion } from '../storage/site-list-versions.js';
 import { actorForToken } from '../storage/tokens.js';
 import { deployKeyCleanup } from '../use-cases/deployments/deploy-key-cleanup.js';
 import type { DeploymentTrigger, SourceBranchOf } from '../use-cases/deployments/deployment-trigger.js';
@@ -104,7 +105,8 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
   const secrets = new SecretBox(loadSecretKey(config.secretKey, config.dataDir));
   const queue = new JobQueue(storage.db, storage.dialect);
   let worker: Worker | null = null;
-  const siteLists = new SiteListCache(storage.dialect === 'sqlite');
+  // On PostgreSQL other processes write too: each list read checks the shared version (site-list-cache.ts).
+  const siteLists = new SiteListCache(true, storage.dialect === 'postgres' ? sharedListVersion(storage.db) : null);
   const egress = new EgressPolicy(config.allowedTargets, overrides.resolveHost);
   const changes: ChangeNotifier =
     storage.dialect === 'postgres' && config.databaseUrl

@@ -123,6 +123,8 @@ async function runOperation(deps: SiteJobDeps, job: JobRow, signal: JobSignal): 
     throw await recordGivenUp(run, job);
   }
 
+  // Which process ran each attempt: with several workers, the journal shows who ran what, and when.
+  journal.log(`run by ${job.locked_by ?? 'this process'} (attempt ${job.attempts})`);
   await db
     .updateTable('operations')
     .set({ status: 'running', started_at: op.started_at ?? now() })

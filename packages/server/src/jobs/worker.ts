@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Clock } from '../app/clock.js';
 import type { JobOutcome } from '../metrics/service-metrics.js';
@@ -38,7 +39,8 @@ export type JobHandler = (job: JobRow, signal: JobSignal) => Promise<void>;
  * Woken at once by `wake()` after an in-process enqueue; polls otherwise (other processes enqueue too).
  */
 export class Worker {
-  readonly id = `worker-${randomUUID().slice(0, 8)}`;
+  /** Names the process (host and PID) that holds a job: stored as the job's `locked_by` and journaled per run. */
+  readonly id = `worker-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   private running = 0;
   private stopped = true;
   private timer: NodeJS.Timeout | null = null;

@@ -45,11 +45,15 @@ export function siteplane(args: string[], env: Record<string, string>): Promise<
 }
 
 /** `siteplane serve` with `env` on 127.0.0.1, any free port; resolves with its address. Push it to `children` to stop it. */
-export async function serve(env: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
+export async function serve(env: Record<string, string>, startMs = 60_000): Promise<{ child: ChildProcess; base: string }> {
   const child = start(['serve'], { HOST: '127.0.0.1', PORT: '0', ...env });
   let output = '';
   const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), 60_000);
+    // One that never says it listens is stopped here: the caller has no handle on it to stop.
+    const timer = setTimeout(() => {
+      child.kill('SIGTERM');
+      reject(new Error(`serve did not start: ${output}`));
+    }, startMs);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);

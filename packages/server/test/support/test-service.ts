@@ -24,6 +24,8 @@ export interface TestService extends Service {
   token: string;
   readToken: string;
   otherTenantToken: string;
+  /** The PostgreSQL database of this service (null on SQLite): another process may open it too. */
+  databaseUrl: string | null;
   stop(): Promise<void>;
 }
 
@@ -67,6 +69,7 @@ export async function startTestService(
     token,
     readToken,
     otherTenantToken,
+    databaseUrl: databaseUrl ?? null,
     async stop() {
       await service.close();
       rmSync(dataDir, { recursive: true, force: true });

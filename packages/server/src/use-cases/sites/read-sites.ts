@@ -34,12 +34,14 @@ export async function listSitesJson(
 ): Promise<{ body: string; nextCursor: string | null }> {
   const key = `${query.limit ?? ''}&${query.cursor ?? ''}`;
   const server = query.server?.toLowerCase();
-  const hit = server ? deps.siteLists.get(server, key, actor.teamUuids) : undefined;
+  // The stamp comes first: see site-list-cache.ts for why that keeps lists consistent across processes.
+  const taken = server && UUID_RE.test(server) ? deps.siteLists.stamp(server) : null;
+  const stamp = taken instanceof Promise ? await taken : taken;
+  const hit = server && stamp ? deps.siteLists.get(server, key, actor.teamUuids, stamp) : undefined;
   if (hit) return { body: hit.body, nextCursor: hit.link };
-  const version = server ? deps.siteLists.version(server) : 0;
   const result = await listSitesOfServer(deps, actor, server, page());
   const body = JSON.stringify(result.page);
-  deps.siteLists.set(result.server, key, { team: result.team, body, link: result.page.meta.next_cursor }, version);
+  if (stamp) deps.siteLists.set(result.server, key, { team: result.team, body, link: result.page.meta.next_cursor }, stamp);
   return { body, nextCursor: result.page.meta.next_cursor };
 }
 
