@@ -81,9 +81,9 @@ function run(which: string, title: string, opts: autocannon.Options): Promise<au
     autocannon({ connections: CONNECTIONS, duration: DURATION, ...opts }, (err, result) => (err ? reject(err) : resolve(result)));
   }).then((r) => {
     const result = r as autocannon.Result;
-    const bad = result.non2xx + result.errors + result.timeouts;
+    const bad = result.non2xx + result.errors;
     console.log(
-      `${title.padEnd(34)} ${result.requests.average.toFixed(0).padStart(7)} req/s   p50 ${result.latency.p50} ms   p99 ${result.latency.p99} ms${bad ? `   (${bad} non-2xx/errors)` : ''}`,
+      `${title.padEnd(34)} ${result.requests.average.toFixed(0).padStart(7)} req/s   p50 ${result.latency.p50} ms   p99 ${result.latency.p99} ms${bad ? `   (${result.non2xx} non-2xx, ${result.errors} errors of which ${result.timeouts} timeouts)` : ''}`,
     );
     return result;
   });
