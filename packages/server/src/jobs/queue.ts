@@ -23,6 +23,9 @@ export class JobQueue {
     const nowIso = now.toISOString();
     const lease = new Date(now.getTime() + leaseMs).toISOString();
     const set = sql`status = 'running', lease_until = ${lease}, locked_by = ${workerId}, attempts = attempts + 1`;
+    // Most claims find nothing (every wake of an idle worker, every finished job of a drained
+    // queue): two index probes answer that, where the fair pick below walks every team with work.
+    if (!(await anyDue(this.db, nowIso))) return null;
     if (this.dialect === 'postgres') {
       // One statement: the job row is locked by the pick (SKIP LOCKED, so claimers never wait on
       // each other's jobs); only the team's turn row is waited on, for the length of one statement,
@@ -159,6 +162,19 @@ function markServed(team: RawBuilder<unknown>) {
 }
 
 export type JobClaim = Pick<JobRow, 'uuid' | 'locked_by' | 'attempts'>;
+
+/**
+ * Whether some job could be claimed now: one queued and due, or one running whose lease ran out
+ * (through index jobs_claim on status, run_at). Not whether it is its site's oldest unfinished job:
+ * a yes may still claim nothing, a no never misses a claimable job.
+ */
+async function anyDue(db: Kysely<Database>, nowIso: string): Promise<boolean> {
+  const result = await sql<{ due: number }>`
+    SELECT 1 AS due
+    WHERE EXISTS (SELECT 1 FROM jobs WHERE status = 'queued' AND run_at <= ${nowIso})
+      OR EXISTS (SELECT 1 FROM jobs WHERE status = 'running' AND lease_until < ${nowIso})`.execute(db);
+  return result.rows.length > 0;
+}
 
 /**
  * Whether this claim still holds the job, read before each step: the heartbeat notices a lost

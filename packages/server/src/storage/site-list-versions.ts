@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
 /**
- * The version of a server's site list that migration 010's triggers keep on PostgreSQL, as text
+ * The version of a server's site list that migration 012's triggers keep on PostgreSQL, as text
  * (bigint arrives as a string from pg); '0' before the first change. Read per list request by
  * use-cases/sites/site-list-cache.ts.
  */

@@ -57,6 +57,11 @@ describe(`authentication, tenancy and error shape on ${TEST_DB} (spec §5, §7)`
     });
     const site = created.json();
     const other = { authorization: `Bearer ${s.otherTenantToken}` };
+    // The owner reads first, so the other tenant's reads can meet cached answers (each keeps its team).
+    for (const url of [`/api/v1/sites/${site.uuid}`, `/api/v1/sites?server=${ids.server}`]) {
+      const own = await s.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${s.token}` } });
+      expect(own.statusCode, url).toBe(200);
+    }
     const probes = [
       ['GET', `/api/v1/sites/${site.uuid}`],
       ['DELETE', `/api/v1/sites/${site.uuid}`],

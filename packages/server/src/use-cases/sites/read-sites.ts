@@ -5,21 +5,32 @@ import { keyset } from '../../storage/paging.js';
 import type { UseCaseDeps } from '../deps.js';
 import { type PageRequest, toPage } from '../pagination.js';
 import { latestOperations } from './latest-operations.js';
-import { type SiteRecord, siteRecord } from './site-record.js';
+import { siteRecord } from './site-record.js';
 
-/** GET /api/v1/sites/<uuid>. A deleted site, or one of another tenant, is not found. */
-export async function getSite(deps: UseCaseDeps, actor: Actor, uuid: string): Promise<SiteRecord> {
+/**
+ * GET /api/v1/sites/<uuid> as JSON text, from the cache while the site's server has had no write
+ * since it was built (the cache keeps the owning team: another tenant's request misses and reads,
+ * and finds nothing). A deleted site, or one of another tenant, is not found.
+ */
+export async function getSiteJson(deps: UseCaseDeps, actor: Actor, uuid: string): Promise<string> {
   if (!UUID_RE.test(uuid)) throw notFound('Site');
+  const site = uuid.toLowerCase();
+  const taken = deps.siteLists.siteStamp(site);
+  const readAt = taken instanceof Promise ? await taken : taken;
+  const hit = deps.siteLists.getSite(site, actor.teamUuids, readAt);
+  if (hit) return hit;
   const row = await deps.db
     .selectFrom('sites')
     .selectAll()
-    .where('uuid', '=', uuid.toLowerCase())
+    .where('uuid', '=', site)
     .where('deleted_at', 'is', null)
     .where('team_uuid', 'in', actor.teamUuids)
     .executeTakeFirst();
   if (!row) throw notFound('Site');
   const ops = await latestOperations(deps.db, [row.uuid]);
-  return siteRecord(row, ops.get(row.uuid));
+  const body = JSON.stringify(siteRecord(row, ops.get(row.uuid)));
+  deps.siteLists.setSite(site, row.server_uuid, { team: row.team_uuid, body }, readAt);
+  return body;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { ProblemSchema, SiteRecordSchema } from '@siteplane/contract';
 import type { UseCaseDeps } from '../../../use-cases/deps.js';
-import { getSite } from '../../../use-cases/sites/read-sites.js';
+import { getSiteJson } from '../../../use-cases/sites/read-sites.js';
 import type { RouteDef } from '../../route.js';
 
 export const getSiteRoute = (deps: UseCaseDeps): RouteDef => ({
@@ -14,5 +14,6 @@ export const getSiteRoute = (deps: UseCaseDeps): RouteDef => ({
     200: { description: 'The site', schema: SiteRecordSchema },
     404: { description: 'Unknown, deleted or another tenant’s site', schema: ProblemSchema },
   },
-  handler: async (req, _reply, actor) => getSite(deps, actor, (req.params as { site: string }).site),
+  handler: async (req, reply, actor) =>
+    reply.type('application/json').send(await getSiteJson(deps, actor, (req.params as { site: string }).site)),
 });
