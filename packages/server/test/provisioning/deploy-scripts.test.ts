@@ -23,6 +23,8 @@ import { SWITCH } from '../../src/provisioning/deploy/switch-current.js';
 import { UNPACK } from '../../src/provisioning/deploy/unpack-artifact.js';
 import { CANCEL, exportLines, HOOK } from '../../src/provisioning/deploy/user-command.js';
 import { renderEnvFile, WRITE } from '../../src/provisioning/deploy/write-environment.js';
+import { DRAIN_MS } from '../../src/provisioning/templates/graceful-stop.js';
+import { renderPlaceholderApp } from '../../src/provisioning/templates/placeholder.js';
 
 /**
  * The deploy steps' constant scripts run by this machine's own bash/sh in a temporary directory
@@ -132,6 +134,46 @@ describe('the release launcher PM2 runs', () => {
     writeFileSync(join(dir, 'launch.cjs'), renderLauncher('./app', { entry: null, args: ['start'] }));
     const out = execFileSync('node', [join(dir, 'launch.cjs')], { env: { ...process.env, PORT: '4000' }, encoding: 'utf8' });
     expect(JSON.parse(out)).toEqual({ g: "it's `q`", port: '4000', cwd: join(dir, 'app'), argv: ['start'] });
+  });
+});
+
+describe('graceful stop (the launcher and placeholder stop the way a PM2 reload needs)', () => {
+  it('on SIGINT stops accepting, answers the request in progress, then exits 0', async () => {
+    mkdirSync(join(dir, 'app'));
+    writeFileSync(
+      join(dir, 'app/server.js'),
+      "require('node:http').createServer((q, r) => setTimeout(() => r.end('slow answer'), 700)).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('listening'));",
+    );
+    writeFileSync(join(dir, 'launch.cjs'), renderLauncher('./app', { entry: null, args: [] }));
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as AddressInfo).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const child = spawn('node', [join(dir, 'launch.cjs')], { env: { ...process.env, PORT: String(port) } });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await new Promise<void>((resolve) => child.stdout.on('data', () => resolve()));
+    const started = Date.now();
+    const answer = fetch(`http://127.0.0.1:${port}/`).then(async (r) => `${r.status} ${await r.text()}`);
+    await new Promise((r) => setTimeout(r, 200));
+    child.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 100));
+    // No longer accepting: a new connection is refused while the old request is still answered.
+    await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow();
+    expect(await answer).toBe('200 slow answer');
+    expect(await exited).toBe(0);
+    // Exited once the request was answered, not at the drain deadline.
+    expect(Date.now() - started).toBeLessThan(DRAIN_MS);
+  });
+
+  it('the placeholder app drains the same way', async () => {
+    writeFileSync(join(dir, 'placeholder.cjs'), renderPlaceholderApp('example.test'));
+    const child = spawn('node', [join(dir, 'placeholder.cjs')], { env: { ...process.env, PORT: '0' } });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await new Promise((r) => setTimeout(r, 500));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
   });
 });
 

@@ -1,5 +1,6 @@
 import type { ProvisionedSite } from '../step.js';
 import { below, stringOption } from '../steps/site-layout.js';
+import { GRACEFUL_STOP } from '../templates/graceful-stop.js';
 import { PLACEHOLDER_APP_FILE } from '../templates/placeholder.js';
 
 /**
@@ -41,6 +42,8 @@ export function appDirectory(site: ProvisionedSite, artifactPath: string | null)
 export function renderLauncher(appDir: string, start: Start): string {
   return `// Managed by Siteplane: starts this release's app with the release's run-time variables.
 'use strict';
+// Finish the requests in progress when PM2 replaces this process (graceful-stop.ts in Siteplane).
+${GRACEFUL_STOP}
 const fs = require('node:fs');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
