@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BESIDE, FREE_PORT } from '../../src/provisioning/deploy/activate-process.js';
+import { BESIDE, GO_LIVE } from '../../src/provisioning/deploy/activate-process.js';
 import { HEALTH } from '../../src/provisioning/deploy/health-check.js';
 import { renderLauncher } from '../../src/provisioning/deploy/launcher.js';
 import { LINK_SHARED } from '../../src/provisioning/deploy/link-shared.js';
@@ -137,6 +137,15 @@ describe('the release launcher PM2 runs', () => {
   });
 });
 
+function freeLoopbackPort(): Promise<number> {
+  return new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
 describe('graceful stop (the launcher and placeholder stop the way a PM2 reload needs)', () => {
   it('on SIGINT stops accepting, answers the request in progress, then exits 0', async () => {
     mkdirSync(join(dir, 'app'));
@@ -145,12 +154,7 @@ describe('graceful stop (the launcher and placeholder stop the way a PM2 reload 
       "require('node:http').createServer((q, r) => setTimeout(() => r.end('slow answer'), 700)).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('listening'));",
     );
     writeFileSync(join(dir, 'launch.cjs'), renderLauncher('./app', { entry: null, args: [] }));
-    const port = await new Promise<number>((resolve) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const p = (s.address() as AddressInfo).port;
-        s.close(() => resolve(p));
-      });
-    });
+    const port = await freeLoopbackPort();
     const child = spawn('node', [join(dir, 'launch.cjs')], { env: { ...process.env, PORT: String(port) } });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     await new Promise<void>((resolve) => child.stdout.on('data', () => resolve()));
@@ -169,9 +173,20 @@ describe('graceful stop (the launcher and placeholder stop the way a PM2 reload 
 
   it('the placeholder app drains the same way', async () => {
     writeFileSync(join(dir, 'placeholder.cjs'), renderPlaceholderApp('example.test'));
-    const child = spawn('node', [join(dir, 'placeholder.cjs')], { env: { ...process.env, PORT: '0' } });
+    const port = await freeLoopbackPort();
+    const child = spawn('node', [join(dir, 'placeholder.cjs')], { env: { ...process.env, PORT: String(port) } });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    await new Promise((r) => setTimeout(r, 500));
+    // Once it answers, its handler is in place (it is installed before the server starts).
+    for (let i = 0; i < 100; i++) {
+      if (
+        await fetch(`http://127.0.0.1:${port}/`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
   });
@@ -209,7 +224,7 @@ describe('HEALTH', () => {
 describe('BESIDE (a new release tried on a free port before it goes live)', () => {
   const beside = (app: string) => {
     writeFileSync(join(dir, 'launch.cjs'), app);
-    return sh('sh', BESIDE, [dir, 'launch.cjs', '/up', '2', 'example.test', HEALTH, FREE_PORT]);
+    return sh('bash', BESIDE, [dir, 'launch.cjs', '/up', '2', 'example.test', HEALTH]);
   };
 
   it('answers with the status the release gave, and stops the release afterwards', async () => {
@@ -231,6 +246,66 @@ describe('BESIDE (a new release tried on a free port before it goes live)', () =
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('status 000');
     expect(result.stdout).toContain('boom: missing module');
+  });
+});
+
+describe('GO_LIVE (a PM2 site switched, reloaded and checked through nginx in one round trip)', () => {
+  // A stand-in pm2 on PATH that records its arguments; the site answers with `status`.
+  async function goLive(status: number | null) {
+    mkdirSync(join(dir, 'bin'));
+    writeFileSync(join(dir, 'bin/pm2'), '#!/bin/sh\necho "$*" >> "$PM2_CALLS"\n', { mode: 0o755 });
+    mkdirSync(join(dir, 'site/releases/old'), { recursive: true });
+    mkdirSync(join(dir, 'site/releases/new'));
+    execFileSync('ln', ['-s', 'releases/old', join(dir, 'site/current')]);
+    const server = createServer((_q, r) => {
+      r.statusCode = status ?? 200;
+      r.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = status === null ? '' : `http://127.0.0.1:${(server.address() as AddressInfo).port}/up`;
+    try {
+      return await new Promise<{ code: number | null; stdout: string; calls: string; current: string }>((resolve) => {
+        const child = spawn('bash', ['-c', GO_LIVE, 'go-live', 'releases/new', 'app', url, '2', '1', SWITCH, HEALTH], {
+          cwd: join(dir, 'site'),
+          env: { ...process.env, PATH: `${join(dir, 'bin')}:${process.env.PATH}`, PM2_CALLS: join(dir, 'calls') },
+        });
+        let stdout = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d));
+        child.on('exit', (code) =>
+          resolve({
+            code,
+            stdout,
+            calls: existsSync(join(dir, 'calls')) ? readFileSync(join(dir, 'calls'), 'utf8') : '',
+            current: readlinkSync(join(dir, 'site/current')),
+          }),
+        );
+      });
+    } finally {
+      server.close();
+    }
+  }
+
+  it('a healthy release: switched, reloaded once, live', async () => {
+    const result = await goLive(200);
+    expect(result.code, result.stdout).toBe(0);
+    expect(result.stdout).toMatch(/^previous releases\/old\nreloaded \d+\nstatus 200\n$/);
+    expect(result.calls).toBe('reload app\n');
+    expect(result.current).toBe('releases/new');
+  });
+
+  it('a release failing through nginx: switched back and reloaded again, exit 3', async () => {
+    const result = await goLive(500);
+    expect(result.code).toBe(3);
+    expect(result.stdout).toContain('status 500\nswitched-back\n');
+    expect(result.calls).toBe('reload app\nreload app\n');
+    expect(result.current).toBe('releases/old');
+  });
+
+  it('a rollback (no URL): switched and reloaded, nothing asked', async () => {
+    const result = await goLive(null);
+    expect(result.code).toBe(0);
+    expect(result.calls).toBe('reload app\n');
+    expect(result.current).toBe('releases/new');
   });
 });
 
