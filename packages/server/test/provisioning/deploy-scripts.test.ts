@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BESIDE, GO_LIVE } from '../../src/provisioning/deploy/activate-process.js';
+import { EXPORT, MIRROR } from '../../src/provisioning/deploy/fetch-git.js';
 import { HEALTH } from '../../src/provisioning/deploy/health-check.js';
 import { renderLauncher } from '../../src/provisioning/deploy/launcher.js';
 import { LINK_SHARED } from '../../src/provisioning/deploy/link-shared.js';
@@ -306,6 +307,55 @@ describe('GO_LIVE (a PM2 site switched, reloaded and checked through nginx in on
     expect(result.code).toBe(0);
     expect(result.calls).toBe('reload app\n');
     expect(result.current).toBe('releases/new');
+  });
+});
+
+describe('MIRROR and EXPORT (the fetch: two round trips)', () => {
+  function repository(): string {
+    const work = join(dir, 'work');
+    mkdirSync(work);
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-C', work, '-c', 'user.name=Ann', '-c', 'user.email=ann@example.test', ...args], {
+        encoding: 'utf8',
+      });
+    git('init', '-q', '-b', 'main');
+    writeFileSync(join(work, 'index.html'), 'v1');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'first');
+    return work;
+  }
+  const mirror = (url: string, revision: string, live = '') => {
+    mkdirSync(join(dir, 'site'), { recursive: true });
+    if (live !== '') execFileSync('ln', ['-sfn', live, join(dir, 'site/current')]);
+    return sh('bash', MIRROR, [
+      join(dir, 'site/repo'),
+      url,
+      'none',
+      join(dir, 'key'),
+      join(dir, 'site/current'),
+      'releases/r2',
+      revision,
+    ]);
+  };
+
+  it('clones, then answers the commit of the branch; a second run fetches', () => {
+    const url = repository();
+    const first = mirror(url, 'refs/heads/main^{commit}');
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/^cloned\ncommit [0-9a-f]{40}\0Ann <ann@example\.test>\0first\n$/);
+    expect(mirror(url, 'refs/heads/main^{commit}').stdout).toMatch(/^fetched\ncommit /);
+    const sha = /commit ([0-9a-f]{40})/.exec(first.stdout)![1]!;
+    const exported = sh('bash', EXPORT, [join(dir, 'site/repo'), sha, join(dir, 'site/releases/r2')]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(readFileSync(join(dir, 'site/releases/r2/index.html'), 'utf8')).toBe('v1');
+    expect(sh('bash', EXPORT, [join(dir, 'site/repo'), sha, join(dir, 'site/releases/r2')]).stdout).toBe('exists\n');
+  });
+
+  it('refuses to fetch into the live release (exit 3), and a revision the repository lacks exits 4', () => {
+    const url = repository();
+    expect(mirror(url, 'refs/heads/main^{commit}', 'releases/r2').code).toBe(3);
+    expect(existsSync(join(dir, 'site/repo'))).toBe(false);
+    expect(mirror(url, 'refs/heads/nope^{commit}', 'releases/r1').code).toBe(4);
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BESIDE, GO_LIVE } from '../../src/provisioning/deploy/activate-process.js';
 import { DeployCancelled } from '../../src/provisioning/deploy/cancelled.js';
+import { MIRROR } from '../../src/provisioning/deploy/fetch-git.js';
 import { HEALTH } from '../../src/provisioning/deploy/health-check.js';
 import { deploySteps } from '../../src/provisioning/deploy/index.js';
 import { renderManifest } from '../../src/provisioning/deploy/manifest.js';
@@ -116,7 +117,7 @@ describe('commands on the server', () => {
   it('a full PHP deploy: everything in the site tree as the site user; no secret in any argv; current switched last', async () => {
     const { exec, lines } = dryRun((e) =>
       e
-        .answer(/git -C .* log -1/, { stdout: `${'a'.repeat(40)}\0Ann <ann@example.com>\0Fix things\n` })
+        .answer(isScript(MIRROR), { stdout: `fetched\ncommit ${'a'.repeat(40)}\0Ann <ann@example.com>\0Fix things\n` })
         .answer(isScript(HEALTH), { stdout: '200\n' })
         .answer(/dpkg-query/, { stdout: 'git\tii \ncurl\tii \n' }),
     );
@@ -156,7 +157,7 @@ describe('commands on the server', () => {
   });
 
   it('an ssh key travels on stdin into a 0600 file removed on exit, never in argv', async () => {
-    const { exec, lines } = dryRun((e) => e.answer(/git -C .* log -1/, { stdout: `${'b'.repeat(40)}\0A\0m\n` }));
+    const { exec, lines } = dryRun((e) => e.answer(isScript(MIRROR), { stdout: `cloned\ncommit ${'b'.repeat(40)}\0A\0m\n` }));
     const site = siteOf('static-html');
     const source = {
       kind: 'git' as const,

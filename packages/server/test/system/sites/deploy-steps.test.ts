@@ -3,7 +3,6 @@ import { ensureDeployTools } from '../../../src/provisioning/deploy/ensure-deplo
 import { deploySteps } from '../../../src/provisioning/deploy/index.js';
 import type { DeployPlan, DeployProgress } from '../../../src/provisioning/deploy/plan.js';
 import { detectFacts } from '../../../src/provisioning/detect-facts.js';
-import type { Executor } from '../../../src/provisioning/executor.js';
 import type { SshExecutor } from '../../../src/provisioning/executors/ssh.js';
 import { recipeFor } from '../../../src/provisioning/recipes/index.js';
 import type { ProvisionedSite, Step } from '../../../src/provisioning/step.js';
@@ -67,23 +66,24 @@ interface CommandTime {
 }
 let commandTimes: CommandTime[] = [];
 
-function timedExecutor(inner: Executor): Executor {
-  return {
-    kind: inner.kind,
-    async run(argv, options) {
-      const started = Date.now();
-      try {
-        return await inner.run(argv, options);
-      } finally {
-        // The script's first line or the program and its first argument: enough to tell them apart.
-        const script = argv[0] === 'sh' || argv[0] === 'bash' ? (argv[2] ?? '').split('\n').find((l) => !/^set /.test(l)) : '';
-        commandTimes.push({
-          command: `${argv.slice(0, 2).join(' ')} ${script ?? ''}`.trim().slice(0, 70),
-          ms: Date.now() - started,
-        });
-      }
-    },
-    close: () => inner.close(),
+/**
+ * Times every command the executor runs, the detached runs' own start, polls and reads included
+ * (they call the instance's `run`).
+ */
+function timeCommands(exec: SshExecutor): void {
+  const inner = exec.run.bind(exec);
+  exec.run = async (argv, options) => {
+    const started = Date.now();
+    try {
+      return await inner(argv, options);
+    } finally {
+      // The script's first line or the program and its first argument: enough to tell them apart.
+      const script = argv[0] === 'sh' || argv[0] === 'bash' ? (argv[2] ?? '').split('\n').find((l) => !/^set /.test(l)) : '';
+      commandTimes.push({
+        command: `${argv.slice(0, 2).join(' ')} ${script ?? ''}`.trim().slice(0, 70),
+        ms: Date.now() - started,
+      });
+    }
   };
 }
 
@@ -224,8 +224,8 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)('deploy steps on a real ser
   beforeAll(async () => {
     exec = hostExecutor(host);
     const facts = await detectFacts(exec);
-    const timed = timedExecutor(exec);
-    ctx = (s) => makeContext(timed, s, { facts, settings: { npmRegistry: null, nodeSource: 'npm' } });
+    timeCommands(exec);
+    ctx = (s) => makeContext(exec, s, { facts, settings: { npmRegistry: null, nodeSource: 'npm' } });
     // git is the deploy steps' to install (ensure git); the test's repositories use it afterwards.
     await ensureDeployTools().run(ctx(site('static-html', null)));
     await mustRun('install', ['-d', GIT_BASE, WORK]);
