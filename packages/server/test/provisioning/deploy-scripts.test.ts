@@ -20,10 +20,11 @@ import { EXPORT, MIRROR } from '../../src/provisioning/deploy/fetch-git.js';
 import { HEALTH } from '../../src/provisioning/deploy/health-check.js';
 import { renderLauncher } from '../../src/provisioning/deploy/launcher.js';
 import { LINK_SHARED } from '../../src/provisioning/deploy/link-shared.js';
+import { LIST } from '../../src/provisioning/deploy/prune.js';
 import { SWITCH } from '../../src/provisioning/deploy/switch-current.js';
 import { UNPACK } from '../../src/provisioning/deploy/unpack-artifact.js';
 import { CANCEL, exportLines, HOOK } from '../../src/provisioning/deploy/user-command.js';
-import { renderEnvFile, WRITE } from '../../src/provisioning/deploy/write-environment.js';
+import { renderEnvFile, WRITE, WRITE_ENVIRONMENT } from '../../src/provisioning/deploy/write-environment.js';
 import { DRAIN_MS } from '../../src/provisioning/templates/graceful-stop.js';
 import { renderPlaceholderApp } from '../../src/provisioning/templates/placeholder.js';
 
@@ -356,6 +357,27 @@ describe('MIRROR and EXPORT (the fetch: two round trips)', () => {
     expect(mirror(url, 'refs/heads/main^{commit}', 'releases/r2').code).toBe(3);
     expect(existsSync(join(dir, 'site/repo'))).toBe(false);
     expect(mirror(url, 'refs/heads/nope^{commit}', 'releases/r1').code).toBe(4);
+  });
+});
+
+describe('WRITE_ENVIRONMENT and LIST (one round trip each)', () => {
+  it('writes the variables from stdin (0600) and the launcher from its argument (0644)', () => {
+    const result = sh('sh', WRITE_ENVIRONMENT, [join(dir, '.env'), join(dir, 'launch.cjs'), "// it's the launcher\n"], 'A=1\n');
+    expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(join(dir, '.env'), 'utf8')).toBe('A=1\n');
+    expect(statSync(join(dir, '.env')).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(dir, 'launch.cjs'), 'utf8')).toBe("// it's the launcher\n");
+    expect(statSync(join(dir, 'launch.cjs')).mode & 0o777).toBe(0o644);
+    expect(sh('sh', WRITE_ENVIRONMENT, [join(dir, 'only.env')], 'B=2\n').code).toBe(0);
+    expect(readFileSync(join(dir, 'only.env'), 'utf8')).toBe('B=2\n');
+  });
+
+  it('lists where current points, then the releases', () => {
+    mkdirSync(join(dir, 'releases/a'), { recursive: true });
+    mkdirSync(join(dir, 'releases/b'));
+    expect(sh('sh', LIST, [join(dir, 'current'), join(dir, 'releases')]).stdout).toBe('\na\nb\n');
+    execFileSync('ln', ['-s', 'releases/b', join(dir, 'current')]);
+    expect(sh('sh', LIST, [join(dir, 'current'), join(dir, 'releases')]).stdout).toBe('releases/b\na\nb\n');
   });
 });
 
