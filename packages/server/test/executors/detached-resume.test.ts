@@ -75,4 +75,13 @@ describe('detached runs resumed by run id (a restarted control plane)', () => {
       process.umask(previous);
     }
   });
+
+  it('returns stdout and stderr whole (any bytes, several lines) from the poll that sees the run end', async () => {
+    const exec = new LocalExecutor({ runDir });
+    const result = await exec.runDetached(
+      ['sh', '-c', 'sleep 0.3; printf "ünïcode ✓\\nsecond line\\n"; printf "warn\\n\\n" >&2; exit 3'],
+      { pollMs: 1000 },
+    );
+    expect(result).toEqual({ code: 3, stdout: 'ünïcode ✓\nsecond line\n', stderr: 'warn\n\n' });
+  });
 });

@@ -17,15 +17,19 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BESIDE, FREE_PORT } from '../../src/provisioning/deploy/activate-process.js';
+import { BESIDE, GO_LIVE } from '../../src/provisioning/deploy/activate-process.js';
+import { EXPORT, MIRROR } from '../../src/provisioning/deploy/fetch-git.js';
 import { HEALTH } from '../../src/provisioning/deploy/health-check.js';
 import { DOTENV_BEGIN, DOTENV_BLOCK, DOTENV_END, dotenvBlock } from '../../src/provisioning/deploy/laravel-dotenv.js';
 import { renderLauncher } from '../../src/provisioning/deploy/launcher.js';
 import { LINK_SHARED } from '../../src/provisioning/deploy/link-shared.js';
+import { LIST } from '../../src/provisioning/deploy/prune.js';
 import { SWITCH } from '../../src/provisioning/deploy/switch-current.js';
 import { APPEND, UNPACK } from '../../src/provisioning/deploy/unpack-artifact.js';
 import { CANCEL, exportLines, HOOK } from '../../src/provisioning/deploy/user-command.js';
-import { renderEnvFile, WRITE } from '../../src/provisioning/deploy/write-environment.js';
+import { renderEnvFile, WRITE, WRITE_ENVIRONMENT } from '../../src/provisioning/deploy/write-environment.js';
+import { DRAIN_MS } from '../../src/provisioning/templates/graceful-stop.js';
+import { renderPlaceholderApp } from '../../src/provisioning/templates/placeholder.js';
 
 /**
  * The deploy steps' constant scripts run by this machine's own bash/sh in a temporary directory
@@ -197,6 +201,61 @@ describe('the release launcher PM2 runs', () => {
   });
 });
 
+function freeLoopbackPort(): Promise<number> {
+  return new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+describe('graceful stop (the launcher and placeholder stop the way a PM2 reload needs)', () => {
+  it('on SIGINT stops accepting, answers the request in progress, then exits 0', async () => {
+    mkdirSync(join(dir, 'app'));
+    writeFileSync(
+      join(dir, 'app/server.js'),
+      "require('node:http').createServer((q, r) => setTimeout(() => r.end('slow answer'), 700)).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('listening'));",
+    );
+    writeFileSync(join(dir, 'launch.cjs'), renderLauncher('./app', { entry: null, args: [] }));
+    const port = await freeLoopbackPort();
+    const child = spawn('node', [join(dir, 'launch.cjs')], { env: { ...process.env, PORT: String(port) } });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await new Promise<void>((resolve) => child.stdout.on('data', () => resolve()));
+    const started = Date.now();
+    const answer = fetch(`http://127.0.0.1:${port}/`).then(async (r) => `${r.status} ${await r.text()}`);
+    await new Promise((r) => setTimeout(r, 200));
+    child.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 100));
+    // No longer accepting: a new connection is refused while the old request is still answered.
+    await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow();
+    expect(await answer).toBe('200 slow answer');
+    expect(await exited).toBe(0);
+    // Exited once the request was answered, not at the drain deadline.
+    expect(Date.now() - started).toBeLessThan(DRAIN_MS);
+  });
+
+  it('the placeholder app drains the same way', async () => {
+    writeFileSync(join(dir, 'placeholder.cjs'), renderPlaceholderApp('example.test'));
+    const port = await freeLoopbackPort();
+    const child = spawn('node', [join(dir, 'placeholder.cjs')], { env: { ...process.env, PORT: String(port) } });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // Once it answers, its handler is in place (it is installed before the server starts).
+    for (let i = 0; i < 100; i++) {
+      if (
+        await fetch(`http://127.0.0.1:${port}/`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});
+
 describe('HEALTH', () => {
   it('asks a release beside the live one again until the deadline, but fails a live one at its first definite error', async () => {
     let requests = 0;
@@ -229,7 +288,7 @@ describe('HEALTH', () => {
 describe('BESIDE (a new release tried on a free port before it goes live)', () => {
   const beside = (app: string) => {
     writeFileSync(join(dir, 'launch.cjs'), app);
-    return sh('sh', BESIDE, [dir, 'launch.cjs', '/up', '2', 'example.test', HEALTH, FREE_PORT]);
+    return sh('bash', BESIDE, [dir, 'launch.cjs', '/up', '2', 'example.test', HEALTH]);
   };
 
   it('answers with the status the release gave, and stops the release afterwards', async () => {
@@ -251,6 +310,136 @@ describe('BESIDE (a new release tried on a free port before it goes live)', () =
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('status 000');
     expect(result.stdout).toContain('boom: missing module');
+  });
+});
+
+describe('GO_LIVE (a PM2 site switched, reloaded and checked through nginx in one round trip)', () => {
+  // A stand-in pm2 on PATH that records its arguments; the site answers with `status`.
+  async function goLive(status: number | null) {
+    mkdirSync(join(dir, 'bin'));
+    writeFileSync(join(dir, 'bin/pm2'), '#!/bin/sh\necho "$*" >> "$PM2_CALLS"\n', { mode: 0o755 });
+    mkdirSync(join(dir, 'site/releases/old'), { recursive: true });
+    mkdirSync(join(dir, 'site/releases/new'));
+    execFileSync('ln', ['-s', 'releases/old', join(dir, 'site/current')]);
+    const server = createServer((_q, r) => {
+      r.statusCode = status ?? 200;
+      r.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = status === null ? '' : `http://127.0.0.1:${(server.address() as AddressInfo).port}/up`;
+    try {
+      return await new Promise<{ code: number | null; stdout: string; calls: string; current: string }>((resolve) => {
+        const child = spawn('bash', ['-c', GO_LIVE, 'go-live', 'releases/new', 'app', url, '2', '1', SWITCH, HEALTH], {
+          cwd: join(dir, 'site'),
+          env: { ...process.env, PATH: `${join(dir, 'bin')}:${process.env.PATH}`, PM2_CALLS: join(dir, 'calls') },
+        });
+        let stdout = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d));
+        child.on('exit', (code) =>
+          resolve({
+            code,
+            stdout,
+            calls: existsSync(join(dir, 'calls')) ? readFileSync(join(dir, 'calls'), 'utf8') : '',
+            current: readlinkSync(join(dir, 'site/current')),
+          }),
+        );
+      });
+    } finally {
+      server.close();
+    }
+  }
+
+  it('a healthy release: switched, reloaded once, live', async () => {
+    const result = await goLive(200);
+    expect(result.code, result.stdout).toBe(0);
+    expect(result.stdout).toMatch(/^previous releases\/old\nreloaded \d+\nstatus 200\n$/);
+    expect(result.calls).toBe('reload app\n');
+    expect(result.current).toBe('releases/new');
+  });
+
+  it('a release failing through nginx: switched back and reloaded again, exit 3', async () => {
+    const result = await goLive(500);
+    expect(result.code).toBe(3);
+    expect(result.stdout).toContain('status 500\nswitched-back\n');
+    expect(result.calls).toBe('reload app\nreload app\n');
+    expect(result.current).toBe('releases/old');
+  });
+
+  it('a rollback (no URL): switched and reloaded, nothing asked', async () => {
+    const result = await goLive(null);
+    expect(result.code).toBe(0);
+    expect(result.calls).toBe('reload app\n');
+    expect(result.current).toBe('releases/new');
+  });
+});
+
+describe('MIRROR and EXPORT (the fetch: two round trips)', () => {
+  function repository(): string {
+    const work = join(dir, 'work');
+    mkdirSync(work);
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-C', work, '-c', 'user.name=Ann', '-c', 'user.email=ann@example.test', ...args], {
+        encoding: 'utf8',
+      });
+    git('init', '-q', '-b', 'main');
+    writeFileSync(join(work, 'index.html'), 'v1');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'first');
+    return work;
+  }
+  const mirror = (url: string, revision: string, live = '') => {
+    mkdirSync(join(dir, 'site'), { recursive: true });
+    if (live !== '') execFileSync('ln', ['-sfn', live, join(dir, 'site/current')]);
+    return sh('bash', MIRROR, [
+      join(dir, 'site/repo'),
+      url,
+      'none',
+      join(dir, 'key'),
+      join(dir, 'site/current'),
+      'releases/r2',
+      revision,
+    ]);
+  };
+
+  it('clones, then answers the commit of the branch; a second run fetches', () => {
+    const url = repository();
+    const first = mirror(url, 'refs/heads/main^{commit}');
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/^cloned\ncommit [0-9a-f]{40}\0Ann <ann@example\.test>\0first\n$/);
+    expect(mirror(url, 'refs/heads/main^{commit}').stdout).toMatch(/^fetched\ncommit /);
+    const sha = /commit ([0-9a-f]{40})/.exec(first.stdout)![1]!;
+    const exported = sh('bash', EXPORT, [join(dir, 'site/repo'), sha, join(dir, 'site/releases/r2')]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(readFileSync(join(dir, 'site/releases/r2/index.html'), 'utf8')).toBe('v1');
+    expect(sh('bash', EXPORT, [join(dir, 'site/repo'), sha, join(dir, 'site/releases/r2')]).stdout).toBe('exists\n');
+  });
+
+  it('refuses to fetch into the live release (exit 3), and a revision the repository lacks exits 4', () => {
+    const url = repository();
+    expect(mirror(url, 'refs/heads/main^{commit}', 'releases/r2').code).toBe(3);
+    expect(existsSync(join(dir, 'site/repo'))).toBe(false);
+    expect(mirror(url, 'refs/heads/nope^{commit}', 'releases/r1').code).toBe(4);
+  });
+});
+
+describe('WRITE_ENVIRONMENT and LIST (one round trip each)', () => {
+  it('writes the variables from stdin (0600) and the launcher from its argument (0644)', () => {
+    const result = sh('sh', WRITE_ENVIRONMENT, [join(dir, '.env'), join(dir, 'launch.cjs'), "// it's the launcher\n"], 'A=1\n');
+    expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(join(dir, '.env'), 'utf8')).toBe('A=1\n');
+    expect(statSync(join(dir, '.env')).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(dir, 'launch.cjs'), 'utf8')).toBe("// it's the launcher\n");
+    expect(statSync(join(dir, 'launch.cjs')).mode & 0o777).toBe(0o644);
+    expect(sh('sh', WRITE_ENVIRONMENT, [join(dir, 'only.env')], 'B=2\n').code).toBe(0);
+    expect(readFileSync(join(dir, 'only.env'), 'utf8')).toBe('B=2\n');
+  });
+
+  it('lists where current points, then the releases', () => {
+    mkdirSync(join(dir, 'releases/a'), { recursive: true });
+    mkdirSync(join(dir, 'releases/b'));
+    expect(sh('sh', LIST, [join(dir, 'current'), join(dir, 'releases')]).stdout).toBe('\na\nb\n');
+    execFileSync('ln', ['-s', 'releases/b', join(dir, 'current')]);
+    expect(sh('sh', LIST, [join(dir, 'current'), join(dir, 'releases')]).stdout).toBe('releases/b\na\nb\n');
   });
 });
 

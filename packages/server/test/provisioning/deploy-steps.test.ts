@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { BESIDE } from '../../src/provisioning/deploy/activate-process.js';
+import { BESIDE, GO_LIVE } from '../../src/provisioning/deploy/activate-process.js';
 import { DeployCancelled } from '../../src/provisioning/deploy/cancelled.js';
 import { deployToolsFor } from '../../src/provisioning/deploy/ensure-deploy-tools.js';
+import { MIRROR } from '../../src/provisioning/deploy/fetch-git.js';
 import { HEALTH } from '../../src/provisioning/deploy/health-check.js';
 import { deploySteps } from '../../src/provisioning/deploy/index.js';
 import { renderManifest } from '../../src/provisioning/deploy/manifest.js';
@@ -121,7 +122,7 @@ describe('commands on the server', () => {
   it('a full PHP deploy: everything in the site tree as the site user; no secret in any argv; current switched last', async () => {
     const { exec, lines } = dryRun((e) =>
       e
-        .answer(/git -C .* log -1/, { stdout: `${'a'.repeat(40)}\0Ann <ann@example.com>\0Fix things\n` })
+        .answer(isScript(MIRROR), { stdout: `fetched\ncommit ${'a'.repeat(40)}\0Ann <ann@example.com>\0Fix things\n` })
         .answer(isScript(HEALTH), { stdout: '200\n' })
         .answer(/dpkg-query/, { stdout: 'git\tii \ncurl\tii \n' }),
     );
@@ -166,7 +167,7 @@ describe('commands on the server', () => {
   it('Laravel: the run-time variables go into the shared .env too, as the site user; static sites need no Composer', async () => {
     const { exec, lines } = dryRun((e) =>
       e
-        .answer(/git -C .* log -1/, { stdout: `${'a'.repeat(40)}\0Ann <ann@example.com>\0Fix things\n` })
+        .answer(isScript(MIRROR), { stdout: `fetched\ncommit ${'a'.repeat(40)}\0Ann <ann@example.com>\0Fix things\n` })
         .answer(isScript(HEALTH), { stdout: '200\n' })
         .answer(/dpkg-query/, { stdout: 'git\tii \ncurl\tii \ncomposer\tii \n' }),
     );
@@ -182,7 +183,7 @@ describe('commands on the server', () => {
   });
 
   it('an ssh key travels on stdin into a 0600 file removed on exit, never in argv', async () => {
-    const { exec, lines } = dryRun((e) => e.answer(/git -C .* log -1/, { stdout: `${'b'.repeat(40)}\0A\0m\n` }));
+    const { exec, lines } = dryRun((e) => e.answer(isScript(MIRROR), { stdout: `cloned\ncommit ${'b'.repeat(40)}\0A\0m\n` }));
     const site = siteOf('static-html');
     const source = {
       kind: 'git' as const,
@@ -259,7 +260,7 @@ describe('activation (issue 11 item 5)', () => {
       /with 000 within 20 s beside the live release \(port 40123\), which keeps serving/,
     );
     expect(ctx.logs).toContain('  Error: Cannot find module pg');
-    const beside = lines.find((l) => l.startsWith('sh -c') && l.includes('setsid node'));
+    const beside = lines.find((l) => l.startsWith('bash -c') && l.includes('setsid node'));
     expect(beside).toContain(
       '/home/alice/app.example.com/releases/20261126T121314Z-1a2b3c4 siteplane-placeholder.cjs /health 20 app.example.com',
     );
@@ -268,19 +269,48 @@ describe('activation (issue 11 item 5)', () => {
     expect(lines.some((l) => l.includes('pm2 reload'))).toBe(false);
   });
 
-  it('PM2: healthy beside → switch, graceful reload of the site process, then the check through nginx', async () => {
+  it('PM2: healthy beside → switch, graceful reload of the site process and the check through nginx, in one round trip', async () => {
     const { exec, lines } = dryRun((e) =>
-      e.answer(isScript(BESIDE), { stdout: 'port 40123\nstatus 200\n' }).answer(isScript(HEALTH), { stdout: '200\n' }),
+      e
+        .answer(isScript(BESIDE), { stdout: 'port 40123\nstatus 200\n' })
+        .answer(isScript(GO_LIVE), { stdout: 'previous releases/old\nreloaded 812\nstatus 200\n' }),
     );
     const site = siteOf('nodejs-ssr', { domain: 'app.example.com' });
     const activate = deploySteps.deploy(site, plan({ hooks: [] }), progress()).find((s) => s.name === 'activate')!;
-    await activate.run(makeContext(exec, site));
-    const at = (needle: string) => lines.findIndex((l) => l.includes(needle));
-    expect(at('setsid node')).toBeLessThan(at('current.siteplane-new'));
-    expect(at('current.siteplane-new')).toBeLessThan(at('pm2 reload app.example.com'));
-    expect(at('pm2 reload app.example.com')).toBeLessThan(at('--resolve app.example.com:80:127.0.0.1'));
+    const ctx = makeContext(exec, site);
+    await activate.run(ctx);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toContain('setsid node');
+    expect(lines[1]).toContain('releases/20261126T121314Z-1a2b3c4 app.example.com http://app.example.com/health 20 10');
+    expect(lines[1]).toContain('--resolve app.example.com:80:127.0.0.1');
+    expect(lines[1]).toMatch(/"asUser":"alice"/);
+    expect(ctx.logs).toContain('current now points to releases/20261126T121314Z-1a2b3c4 (was releases/old)');
+    expect(ctx.logs).toContain('health check: /health answered 200 through nginx');
     // The saved process list names `current`: whichever release is live, it need not be saved again.
-    expect(at('pm2 save')).toBe(-1);
+    expect(lines.some((l) => l.includes('pm2 save'))).toBe(false);
+  });
+
+  it('PM2: a release that fails once live is reported switched back', async () => {
+    const { exec } = dryRun((e) =>
+      e.answer(isScript(BESIDE), { stdout: 'port 40123\nstatus 200\n' }).answer(isScript(GO_LIVE), {
+        code: 3,
+        stdout: 'previous releases/old\nreloaded 800\nstatus 500\nswitched-back\nreloaded 700\n',
+      }),
+    );
+    const site = siteOf('nodejs-ssr', { domain: 'app.example.com' });
+    const activate = deploySteps.deploy(site, plan({ hooks: [] }), progress()).find((s) => s.name === 'activate')!;
+    await expect(activate.run(makeContext(exec, site))).rejects.toThrow(
+      /health check failed once live: \/health answered 500; switched back to releases\/old/,
+    );
+  });
+
+  it('PM2 rollback: switch and reload, no health check, one round trip', async () => {
+    const { exec, lines } = dryRun((e) => e.answer(isScript(GO_LIVE), { stdout: 'previous releases/new\nreloaded 900\n' }));
+    const site = siteOf('nodejs-ssr', { domain: 'app.example.com' });
+    const [, activate] = deploySteps.rollback(site, { deploymentUuid: 'rb', release: '20261126T000001Z-v1' });
+    await activate!.run(makeContext(exec, site));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain("releases/20261126T000001Z-v1 app.example.com '' 0 0");
   });
 });
 

@@ -169,7 +169,7 @@ describe('PHP-FPM pool', () => {
 });
 
 describe('PM2 ecosystem', () => {
-  it('runs the site in cluster mode named after the domain with cwd current and PORT', () => {
+  it('runs the site in cluster mode named after the domain with cwd current and PORT, waiting for the new worker and the old one to finish', () => {
     const text = renderEcosystem({
       name: 'app.example.com',
       cwd: '/home/alice/app.example.com/current',
@@ -187,6 +187,8 @@ describe('PM2 ecosystem', () => {
             "exec_mode": "cluster",
             "instances": 1,
             "autorestart": true,
+            "listen_timeout": 30000,
+            "kill_timeout": 10000,
             "env": {
               "NODE_ENV": "production",
               "PORT": "3001"

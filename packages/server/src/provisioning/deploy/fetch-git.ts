@@ -1,24 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import type { Step, StepContext } from '../step.js';
-import { mustRun, StepError } from '../steps/commands.js';
-import { pathKind } from '../steps/remote-files.js';
+import { StepCommandFailed, StepError } from '../steps/commands.js';
 import type { SiteLayout } from '../steps/site-layout.js';
 import { ALLOWED_PROTOCOLS, checkGitUrl, credentialInput, revisionOf, treeOf } from './git-source.js';
-import { mustRunLong } from './long-run.js';
+import { mustRunLong, runLong } from './long-run.js';
 import type { DeployPlan, DeployProgress, DeploySource } from './plan.js';
 import { asUserIn, releasePaths } from './release-paths.js';
 import type { DeployState } from './state.js';
 import { liveTarget } from './switch-current.js';
 
 /**
- * MIRROR, as the site user: $1 the mirror, $2 the URL, $3 none|ssh|https, $4 a key file path.
- * The credential arrives on stdin: an ssh key is written to a 0600 file of the user for this
+ * MIRROR, as the site user: $1 the mirror, $2 the URL, $3 none|ssh|https, $4 a key file path, $5
+ * the site's `current` link, $6 this release's link target, $7 the revision to deploy.
+ * It refuses (exit 3) when $6 is the live release (a deployment never rewrites what serves). The
+ * credential arrives on stdin: an ssh key is written to a 0600 file of the user for this
  * fetch only (removed on exit, whatever happens); an https credential becomes an
  * `http.extraHeader` through git's GIT_CONFIG_* variables, exported by this shell, so it is in
  * no argv, no file and not in the URL the mirror's config keeps. The first fetch clones into
- * a temporary directory renamed into place, so a half-made mirror is never taken for one.
+ * a temporary directory renamed into place, so a half-made mirror is never taken for one. Last,
+ * `commit <sha>\0<author>\0<subject>` of $7 (exit 4 when the mirror has no such commit): the
+ * check, the fetch and the commit in one round trip.
  */
 export const MIRROR = `set -eu
+if [ "$(readlink -- "$5" 2>/dev/null || true)" = "$6" ]; then exit 3; fi
 export GIT_TERMINAL_PROMPT=0
 case $3 in
   ssh)
@@ -41,13 +45,17 @@ else
   git clone --mirror --quiet -- "$2" "$1.partial" </dev/null
   mv -T -- "$1.partial" "$1"
   echo cloned
-fi`;
+fi
+printf 'commit '
+git -C "$1" log -1 --no-walk '--format=%H%x00%an <%ae>%x00%s' --end-of-options "$7" 2>/dev/null || exit 4`;
 
 /**
  * EXPORT, as the site user: the tree $2 of mirror $1 into release $3 (a temporary directory renamed
- * into place, so a release directory is always a whole export).
+ * into place, so a release directory is always a whole export). A release directory that exists
+ * was exported by an earlier attempt: it prints `exists` and leaves it.
  */
 export const EXPORT = `set -euo pipefail
+if [ -d "$3" ]; then echo exists; exit 0; fi
 rm -rf -- "$3.partial"
 mkdir -p -- "$3.partial"
 git -C "$1" archive --format=tar "$2" | tar -x -f - -C "$3.partial"
@@ -66,39 +74,51 @@ export function fetchGit(plan: DeployPlan, progress: DeployProgress, state: Depl
       const url = checkGitUrl(source.url);
       const revision = revisionOf(source);
       treeOf('0'.repeat(40), source.appFolder);
-      await refuseLiveRelease(ctx, paths.layout, paths.linkTarget);
 
       const { mode, stdin } = credentialInput(source);
       const keyFile = `${paths.layout.home}/.siteplane-deploy-${randomUUID()}.key`;
-      const fetched = await mustRunLong(
-        ctx,
-        ['bash', '-c', MIRROR, 'mirror', paths.repo, url, mode, keyFile],
-        { ...user, env, stdin },
-        'fetch the repository',
-      );
-      ctx.log(`${fetched.stdout.trim() === 'cloned' ? 'cloned' : 'fetched'} ${source.url} into ${paths.repo}`);
+      const argv = [
+        'bash',
+        '-c',
+        MIRROR,
+        'mirror',
+        paths.repo,
+        url,
+        mode,
+        keyFile,
+        paths.layout.current,
+        paths.linkTarget,
+        revision,
+      ];
+      const fetched = await runLong(ctx, argv, { ...user, env, stdin }, 'fetch the repository');
+      if (fetched.code === 3) throw new StepError(`${paths.linkTarget} is the live release; a deployment makes a new one`);
+      if (fetched.code === 4)
+        throw new StepError(
+          source.commit === null
+            ? `branch ${source.branch} has no commit in ${source.url}`
+            : `commit ${source.commit} is not in ${source.url}`,
+        );
+      if (fetched.code !== 0) throw new StepCommandFailed(argv, fetched, 'fetch the repository');
+      const lines = fetched.stdout.split('\n');
+      ctx.log(`${lines.includes('cloned') ? 'cloned' : 'fetched'} ${source.url} into ${paths.repo}`);
 
-      const log = await mustRun(
-        ctx,
-        ['git', '-C', paths.repo, 'log', '-1', '--no-walk', '--format=%H%x00%an <%ae>%x00%s', '--end-of-options', revision],
-        user,
-        source.commit === null ? `resolve the head of ${source.branch}` : `find commit ${source.commit}`,
-      );
-      const [sha = '', author = '', message = ''] = log.stdout.replace(/\n$/, '').split('\0');
+      const [sha = '', author = '', message = ''] = (lines.find((l) => l.startsWith('commit ')) ?? '')
+        .slice('commit '.length)
+        .split('\0');
       state.commit = { sha, author, message };
       await progress.commitResolved(state.commit);
       ctx.log(`commit ${sha.slice(0, 12)} by ${author}: ${message}`);
 
-      if ((await pathKind(ctx, paths.dir, user)) === 'directory') {
-        ctx.log(`${paths.dir} was exported by an earlier attempt`);
-        return;
-      }
-      await mustRunLong(
+      const exported = await mustRunLong(
         ctx,
         ['bash', '-c', EXPORT, 'export', paths.repo, treeOf(sha, source.appFolder), paths.dir],
         user,
         'export the commit',
       );
+      if (exported.stdout.trim() === 'exists') {
+        ctx.log(`${paths.dir} was exported by an earlier attempt`);
+        return;
+      }
       ctx.log(`exported ${sha.slice(0, 12)}${source.appFolder ? `:${source.appFolder}` : ''} into ${paths.dir}`);
     },
   };

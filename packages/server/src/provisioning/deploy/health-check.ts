@@ -5,7 +5,7 @@ import { asUserIn } from './release-paths.js';
 
 /**
  * HEALTH: asks $1 (curl with the options after $4) until it answers 2xx/3xx or $2 seconds passed,
- * every 0.2 s, each request at most $3 s. Prints the last status (000: no answer). With $4 = live
+ * every 0.1 s (a release just started answers within a few tenths: a longer pause is time lost), each request at most $3 s. Prints the last status (000: no answer). With $4 = live
  * the release already serves visitors: an answer that will not change by waiting (a 404, a 500)
  * fails at once, only "no answer yet" and 502-504 are asked again. Run as the site user: it reads
  * no file.
@@ -20,7 +20,7 @@ while :; do
     *) if [ "$live" = live ]; then echo "$code"; exit 1; fi ;;
   esac
   [ "$(date +%s)" -lt "$deadline" ] || { echo "$code"; exit 1; }
-  sleep 0.2
+  sleep 0.1
 done`;
 
 const PATH = /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/?-]*$/;
@@ -35,17 +35,39 @@ export interface HealthAnswer {
   status: string;
 }
 
-/** The site through nginx on this server, as its visitors reach it (TLS sites on 443, not verified). */
+/** How the site is asked through nginx on this server, as its visitors reach it (TLS on 443, not verified). */
+export interface LiveCheck {
+  path: string;
+  url: string;
+  seconds: number;
+  /** At most this long per request. */
+  each: number;
+  /** curl's options that send the request to this server's nginx. */
+  options: string[];
+}
+
+export function liveCheck(ctx: StepContext, layout: SiteLayout, path: string, timeoutSeconds: number): LiveCheck {
+  const tls = ctx.site.ssl.enabled;
+  const url = `${tls ? 'https' : 'http'}://${layout.domain}${checkHealthPath(path)}`;
+  const seconds = Math.max(1, Math.ceil(timeoutSeconds));
+  return {
+    path,
+    url,
+    seconds,
+    each: Math.min(seconds, 10),
+    options: ['--resolve', `${layout.domain}:${tls ? 443 : 80}:127.0.0.1`, ...(tls ? ['-k'] : [])],
+  };
+}
+
+/** The site through nginx, once live (static and PHP sites; PM2 sites ask within GO_LIVE). */
 export async function siteHealth(
   ctx: StepContext,
   layout: SiteLayout,
   path: string,
   timeoutSeconds: number,
 ): Promise<HealthAnswer> {
-  const tls = ctx.site.ssl.enabled;
-  const url = `${tls ? 'https' : 'http'}://${layout.domain}${checkHealthPath(path)}`;
-  const options = ['--resolve', `${layout.domain}:${tls ? 443 : 80}:127.0.0.1`, ...(tls ? ['-k'] : [])];
-  return ask(ctx, layout, url, timeoutSeconds, 'live', options);
+  const check = liveCheck(ctx, layout, path, timeoutSeconds);
+  return ask(ctx, layout, check.url, timeoutSeconds, 'live', check.options);
 }
 
 async function ask(

@@ -1,5 +1,6 @@
 import type { ProvisionedSite } from '../step.js';
 import { below, stringOption } from '../steps/site-layout.js';
+import { GRACEFUL_STOP } from '../templates/graceful-stop.js';
 import { PLACEHOLDER_APP_FILE } from '../templates/placeholder.js';
 
 /**
@@ -17,6 +18,8 @@ interface Start {
   /** Relative to the app directory; null = package.json's main, else server.js, else index.js. */
   entry: string | null;
   args: string[];
+  /** Variables the framework needs to run under the launcher (never the user's: those are ENV_FILE's). */
+  env?: Record<string, string>;
 }
 
 export function startOf(site: ProvisionedSite): Start {
@@ -24,7 +27,9 @@ export function startOf(site: ProvisionedSite): Start {
     case 'nuxt-ssr':
       return { entry: '.output/server/index.mjs', args: [] };
     case 'next-ssr':
-      return { entry: 'node_modules/next/dist/bin/next', args: ['start'] };
+      // `next start` exits at once on SIGINT and SIGTERM unless told the process handles them: the
+      // launcher's graceful stop does, so requests in progress finish during a reload.
+      return { entry: 'node_modules/next/dist/bin/next', args: ['start'], env: { NEXT_MANUAL_SIG_HANDLE: 'true' } };
     case 'adonis':
       return { entry: 'build/bin/server.js', args: [] };
     default:
@@ -41,6 +46,8 @@ export function appDirectory(site: ProvisionedSite, artifactPath: string | null)
 export function renderLauncher(appDir: string, start: Start): string {
   return `// Managed by Siteplane: starts this release's app with the release's run-time variables.
 'use strict';
+// Finish the requests in progress when PM2 replaces this process (graceful-stop.ts in Siteplane).
+${GRACEFUL_STOP}
 const fs = require('node:fs');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
@@ -54,6 +61,7 @@ for (const line of env.split('\\n')) {
   const match = /^([A-Za-z_][A-Za-z0-9_]*)=(['"\`])(.*)\\2$/.exec(line);
   if (match && match[1] !== 'PORT') process.env[match[1]] = match[3];
 }
+Object.assign(process.env, ${JSON.stringify(start.env ?? {})});
 const app = path.resolve(__dirname, ${JSON.stringify(appDir)});
 process.chdir(app);
 let entry = ${JSON.stringify(start.entry)};

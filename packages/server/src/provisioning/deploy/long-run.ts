@@ -9,9 +9,9 @@ interface DetachedCapable {
 
 /**
  * As commands.ts `mustRunLong` (detached, the same run ids, so a resumed job waits for the run its
- * earlier attempt started), polled every 250 ms instead of every second: a deploy runs several
- * such commands that often take well under a second, and each poll interval is time the visitor
- * waits for nothing. Returns the result whatever the exit code.
+ * earlier attempt started). Each poll waits on the server until the run ends (executors/detached.ts),
+ * so a deploy's many short commands are answered as soon as they finish; pollMs is only the pause
+ * after a poll that came back at once. Returns the result whatever the exit code.
  */
 export function runLong(ctx: StepContext, argv: readonly string[], options: RunOptions, what: string): Promise<CommandResult> {
   const exec = ctx.exec as Partial<DetachedCapable> & StepContext['exec'];

@@ -4,7 +4,6 @@ import { INITIAL_RELEASE } from '../steps/site-layout.js';
 import type { DeployPlan } from './plan.js';
 import { asUserIn, checkReleaseName, releasePaths } from './release-paths.js';
 import type { DeployState } from './state.js';
-import { liveTarget } from './switch-current.js';
 
 /**
  * Which releases to remove: the oldest beyond `keep` (names sort by time; the initial placeholder
@@ -39,6 +38,11 @@ function sortKey(name: string): string {
   return name === INITIAL_RELEASE ? '' : name;
 }
 
+/** LIST, as the site user: where the link $1 points (an empty line when nowhere), then the entries of $2. */
+export const LIST = `set -eu
+readlink -- "$1" || echo
+ls -1 -A -- "$2"`;
+
 /** PRUNE, as the site user in releases/: removes the names given. */
 export const PRUNE = `set -eu
 cd -- "$1"
@@ -51,9 +55,16 @@ export function pruneReleases(plan: DeployPlan, state: DeployState): Step {
     async run(ctx: StepContext) {
       const paths = releasePaths(ctx.site, plan.release);
       const user = asUserIn(paths.layout);
-      const listed = await mustRun(ctx, ['ls', '-1', '-A', '--', paths.layout.releases], user, 'list the releases');
-      const names = listed.stdout.split('\n').filter(Boolean);
-      const live = (await liveTarget(ctx, paths.layout))?.replace(/^releases\//, '') ?? null;
+      // The live link and the releases in one round trip: the link's target on the first line.
+      const listed = await mustRun(
+        ctx,
+        ['sh', '-c', LIST, 'sh', paths.layout.current, paths.layout.releases],
+        user,
+        'list the releases',
+      );
+      const [link = '', ...entries] = listed.stdout.split('\n');
+      const names = entries.filter(Boolean);
+      const live = link === '' ? null : link.replace(/^releases\//, '');
       const previous = state.previous?.replace(/^releases\//, '') ?? null;
       const remove = releasesToRemove(names, plan.keepReleases, live, previous, plan.keptReleases);
       for (const name of remove) if (name.includes('/')) throw new StepError(`odd release name ${name}`);

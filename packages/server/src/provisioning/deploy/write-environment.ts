@@ -19,6 +19,22 @@ cat > "$1.tmp"
 chmod "$2" -- "$1.tmp"
 mv -f -T -- "$1.tmp" "$1"`;
 
+/**
+ * WRITE_ENVIRONMENT, as the site user: stdin into $1 (0600) as WRITE does; with $2 and $3, the
+ * text $3 into file $2 (0644) the same way.
+ */
+export const WRITE_ENVIRONMENT = `set -eu
+umask 077
+rm -f -- "$1.tmp"
+cat > "$1.tmp"
+chmod 600 -- "$1.tmp"
+mv -f -T -- "$1.tmp" "$1"
+[ $# -ge 3 ] || exit 0
+rm -f -- "$2.tmp"
+printf '%s' "$3" > "$2.tmp"
+chmod 644 -- "$2.tmp"
+mv -f -T -- "$2.tmp" "$2"`;
+
 export function renderEnvFile(runtime: Record<string, string>): string {
   const lines = Object.entries(runtime).map(([key, value]) => {
     if (!KEY.test(key)) throw new StepError(`environment variable name ${JSON.stringify(key)} is not valid`);
@@ -44,22 +60,20 @@ export function writeEnvironment(plan: DeployPlan): Step {
       const paths = releasePaths(ctx.site, plan.release);
       const user = asUserIn(paths.layout, paths.dir);
       const content = renderEnvFile(plan.environment.runtime);
+      // Process types: the launcher too, in the same round trip (it holds no secret: an argument).
+      const launcher =
+        activationOf(ctx.site) === 'process'
+          ? [`${paths.dir}/${RELEASE_ENTRY}`, renderLauncher(appDirectory(ctx.site, plan.artifactPath), startOf(ctx.site))]
+          : [];
       await mustRun(
         ctx,
-        ['sh', '-c', WRITE, 'sh', `${paths.dir}/${ENV_FILE}`, '600'],
+        ['sh', '-c', WRITE_ENVIRONMENT, 'sh', `${paths.dir}/${ENV_FILE}`, ...launcher],
         { ...user, stdin: content },
         `write ${ENV_FILE}`,
       );
       ctx.log(`wrote ${Object.keys(plan.environment.runtime).length} run-time variables to ${ENV_FILE} (mode 0600)`);
       if (ctx.site.type === 'laravel') await writeLaravelDotenv(ctx, ctx.site, plan);
-      if (activationOf(ctx.site) !== 'process') return;
-      const launcher = renderLauncher(appDirectory(ctx.site, plan.artifactPath), startOf(ctx.site));
-      await mustRun(
-        ctx,
-        ['sh', '-c', WRITE, 'sh', `${paths.dir}/${RELEASE_ENTRY}`, '644'],
-        { ...user, stdin: launcher },
-        `write ${RELEASE_ENTRY}`,
-      );
+      if (launcher.length === 0) return;
       ctx.log(`wrote ${RELEASE_ENTRY}, which PM2 runs in this release`);
     },
   };

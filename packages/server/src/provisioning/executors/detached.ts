@@ -14,9 +14,10 @@ import { buildArgv, isTimeoutExit, timedOut } from './command.js';
  *          (via rename, so a reader never sees half of it). The command's timeoutMs is enforced on
  *          the server by `timeout`, so it ends even when nobody is polling. Returns once the
  *          command runs.
- *   wait   polls RUN_DIR/exit; a failing poll (connection dropped) is retried, which reconnects,
- *          until the server has been unreachable for `unreachableMs`. Then reads the output and
- *          removes RUN_DIR. Only the polling is interrupted by a drop, never the command.
+ *   wait   asks for RUN_DIR/exit, each question waiting on the server up to 5 s for the run to
+ *          end (POLL), and answered with the output when it has; a failing poll (connection
+ *          dropped) is retried, which reconnects, until the server has been unreachable for
+ *          `unreachableMs`. Then removes RUN_DIR. Only the polling is interrupted by a drop, never the command.
  * A job may choose the run id (`runId`), store it before `start`, and `wait` for it again after a
  * restart or after a start whose answer was lost (`wait` then says whether it exists). Starting an
  * id that exists starts nothing while that run is alive or has finished: so a job resumed after a
@@ -94,16 +95,27 @@ const START = [
   'echo started',
 ].join('\n');
 
-// $1 RUN_DIR. Prints the exit status, `running`, `lost` (no exit status and no process: killed, or
-// its server restarted) or `missing`. Alive is asked first: the shell writes the status before it
-// exits, so a run that is not alive any more and has no status never will.
+// $1 RUN_DIR, $2 how many times to look (every 0.05 s) at a run still going. Waits on the server,
+// looking every 0.05 s, so the answer comes as soon as the run ends and a poll is one round trip
+// however long the run takes: no interval spent waiting on this side. Prints `running` (still going
+// after the wait), `lost` (no exit status and no process: killed, or its server restarted),
+// `missing`, or the exit status followed by the run's stdout and stderr, each base64 on a line of
+// its own (one round trip for the result too). Alive is asked first: the shell writes the status
+// before it exits, so a run that is not alive any more and has no status never will.
 const POLL = [
   ALIVE,
-  'if alive "$1"; then echo running',
-  'elif [ -f "$1/exit" ]; then cat -- "$1/exit"',
+  'i=0',
+  'while alive "$1"; do',
+  '  if [ "$i" -ge "$2" ]; then echo running; exit 0; fi',
+  '  sleep 0.05; i=$((i + 1))',
+  'done',
+  'if [ -f "$1/exit" ]; then cat -- "$1/exit"; base64 -w 0 -- "$1/stdout"; echo; base64 -w 0 -- "$1/stderr"; echo',
   'elif [ -d "$1" ]; then echo lost',
   'else echo missing; fi',
 ].join('\n');
+
+/** One poll waits on the server up to 5 s (100 looks 0.05 s apart) for a run still going. */
+const POLL_LOOKS = 100;
 
 const RUN_ID = /^[A-Za-z0-9-]{1,64}$/;
 
@@ -144,25 +156,24 @@ export class DetachedRuns {
     const dir = `${this.runDir}/${id}`;
     const pollMs = options.pollMs ?? 1_000;
     for (;;) {
-      const state = await this.reachable(() => this.run(['sh', '-c', POLL, 'sh', dir]), options);
-      const answer = state.stdout.trim();
+      const asked = Date.now();
+      const state = await this.reachable(() => this.run(['sh', '-c', POLL, 'sh', dir, String(POLL_LOOKS)]), options);
+      const [answer = '', out = '', err = ''] = state.stdout.split('\n');
       if (state.code !== 0) throw new CommandFailed(['sh', '-c', POLL], state);
       if (answer === 'missing') throw new Error(`detached run ${id} not found in ${this.runDir}`);
       // Left in place: starting the same id again (the job's next attempt) starts it afresh.
       if (answer === 'lost') throw new Error(`detached run ${id} ended without an exit status (killed, or its server restarted)`);
       if (/^\d+$/.test(answer)) {
-        const [stdout, stderr] = await this.reachable(
-          () => Promise.all([this.run(['cat', '--', `${dir}/stdout`]), this.run(['cat', '--', `${dir}/stderr`])]),
-          options,
-        );
-        // Best effort: a leftover run directory is harmless, a lost result is not.
+        // Best effort: a leftover run directory is harmless, a lost result is not (removed only once read).
         await this.run(['rm', '-rf', '--', dir]).catch(() => undefined);
-        const result = { code: Number(answer), stdout: stdout.stdout, stderr: stderr.stdout };
+        const decode = (text: string) => Buffer.from(text, 'base64').toString('utf8');
+        const result = { code: Number(answer), stdout: decode(out), stderr: decode(err) };
         return isTimeoutExit(result.code, Number.POSITIVE_INFINITY, options.timeoutMs)
           ? timedOut(result, options.timeoutMs!)
           : result;
       }
-      await sleep(pollMs);
+      // The server waited already; only a poll answered at once (no wait there) waits here.
+      if (Date.now() - asked < pollMs) await sleep(pollMs);
     }
   }
 

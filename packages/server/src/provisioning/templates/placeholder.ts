@@ -1,3 +1,5 @@
+import { GRACEFUL_STOP } from './graceful-stop.js';
+
 /**
  * What a new site shows until its first deployment: a page for nginx-served types, a tiny Node
  * server for process types (so PM2 has something listening on PORT and nginx a working upstream).
@@ -19,6 +21,7 @@ export const PLACEHOLDER_APP_FILE = 'siteplane-placeholder.cjs';
 
 export function renderPlaceholderApp(domain: string): string {
   return `// Created by Siteplane: answers on PORT until the first deployment replaces this release.
+${GRACEFUL_STOP}
 const http = require('node:http');
 const page = ${JSON.stringify(renderPlaceholderPage(domain))};
 const port = Number(process.env.PORT);

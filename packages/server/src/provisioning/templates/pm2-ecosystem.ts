@@ -1,3 +1,8 @@
+import { KILL_TIMEOUT_MS } from './graceful-stop.js';
+
+/** How long a reload waits for the new worker to listen before it stops the old one anyway. */
+export const LISTEN_TIMEOUT_MS = 30_000;
+
 /**
  * The PM2 ecosystem file of a Node site (cluster mode, named after the domain, cwd `current`,
  * PORT in its environment — the peers' layout). Rendered as JSON inside `module.exports`, so every
@@ -24,6 +29,11 @@ export function renderEcosystem(input: EcosystemInput): string {
     exec_mode: 'cluster',
     instances: input.instances ?? 1,
     autorestart: true,
+    // A reload stops the old worker only once the new one listens: wait for that well past a slow
+    // start on a loaded server (PM2's default, 3 s, was not enough), then give the old worker time
+    // to finish its requests (graceful-stop.ts) before PM2 kills it.
+    listen_timeout: LISTEN_TIMEOUT_MS,
+    kill_timeout: KILL_TIMEOUT_MS,
     env: { NODE_ENV: 'production', ...input.env, PORT: String(input.port) },
   };
   return `// Managed by Siteplane: the PM2 process of ${JSON.stringify(input.name)}.\nmodule.exports = ${JSON.stringify({ apps: [app] }, null, 2)};\n`;
