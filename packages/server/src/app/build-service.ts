@@ -8,6 +8,7 @@ import { EgressPolicy, type ResolveHost } from '../egress/egress-policy.js';
 import { cachedAuthenticator } from '../http/auth.js';
 import { buildHttp } from '../http/build-http.js';
 import { DeploySlots } from '../jobs/deploy-slots.js';
+import { EventRetention } from '../jobs/event-retention.js';
 import { PostgresServerLocks } from '../jobs/postgres-server-locks.js';
 import { JobQueue } from '../jobs/queue.js';
 import { RenewalScheduler } from '../jobs/renewal-scheduler.js';
@@ -176,7 +177,9 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     },
   });
   let renewals: RenewalScheduler | null = null;
+  let eventRetention: EventRetention | null = null;
   if (config.runWorker) {
+    eventRetention = new EventRetention({ db: storage.db, clock, log: logger, retentionDays: config.eventRetentionDays });
     worker = new Worker(queue, (job, signal) => runSiteJob(jobDeps, job, signal), clock, logger, {
       concurrency: config.workerConcurrency,
       leaseMs: overrides.leaseMs ?? config.jobLeaseMs,
@@ -221,6 +224,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
   });
   worker?.start();
   renewals?.start();
+  eventRetention?.start();
   return {
     app,
     storage,
@@ -238,6 +242,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
       await metricsListener?.close();
       await app.close();
       await renewals?.stop();
+      await eventRetention?.stop();
       await worker?.stop();
       await sshPool.closeAll();
       await changes.close();

@@ -75,6 +75,8 @@ export interface Config {
   freeZoneBudget: { perWeek: number; perTeamPerWeek: number };
   /** SITEPLANE_DEPLOYS_PER_SERVER: deployments building on one server at once (small servers: 1). */
   deploysPerServer: number;
+  /** SITEPLANE_EVENT_RETENTION_DAYS: how long the change log (GET /api/v1/events, webhooks) keeps events. */
+  eventRetentionDays: number;
   /**
    * SITEPLANE_METRICS_TOKEN: the bearer token a Prometheus scrape of GET /metrics sends (unset: no
    * token is accepted). SITEPLANE_METRICS_ADDRESS (`host:port`): a listener of its own serving only
@@ -220,6 +222,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       perTeamPerWeek: int('FREE_DOMAIN_TEAM_CERTIFICATES_PER_WEEK', 10, 0, 1_000_000),
     },
     deploysPerServer: int('SITEPLANE_DEPLOYS_PER_SERVER', 1, 1, 64),
+    eventRetentionDays: int('SITEPLANE_EVENT_RETENTION_DAYS', 7, 1, 3650),
     metrics: { token: metricsToken, address: metricsAddress === 'invalid' ? null : metricsAddress },
   };
   for (const [name, value] of [

@@ -8,6 +8,7 @@ import * as m006 from './006_free_domain_issuance.js';
 import * as m007 from './007_fair_claim.js';
 import * as m008 from './008_webhooks.js';
 import * as m009 from './009_deployments.js';
+import * as m010 from './010_events.js';
 
 /** Numbered, forward-only; the same list for SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '007_fair_claim': m007,
   '008_webhooks': m008,
   '009_deployments': m009,
+  '010_events': m010,
 };
