@@ -83,6 +83,8 @@ export interface ServiceOverrides {
   deploySteps?: DeploySteps;
   /** How often a running deployment looks for a cancel request (tests: shorter). */
   cancelPollMs?: number;
+  /** How often GET /api/v1/events reads without a notification (tests: longer, so only notifications deliver). */
+  streamPollMs?: number;
 }
 
 /**
@@ -131,6 +133,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     quotas: config.quotas,
     changes,
     freeZoneBudget: config.freeZoneBudget,
+    streamPollMs: overrides.streamPollMs,
   };
   const sshPool = new SshExecutorPool();
   const metrics = new ServiceMetrics();

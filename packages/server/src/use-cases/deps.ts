@@ -43,4 +43,6 @@ export interface UseCaseDeps {
   changes: ChangeNotifier;
   /** FREE_DOMAIN_*CERTIFICATES_PER_WEEK: checked by POST /api/v1/sites/<uuid>/ssl for temporary names in the zone. */
   freeZoneBudget: IssuanceBudget;
+  /** How often a change-log stream reads again without a notification (default 2 s; tests lengthen it to prove notifications). */
+  streamPollMs?: number;
 }
