@@ -1,4 +1,5 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ValidationError } from '../domain/field-errors.js';
 
 /** A comment line now and then keeps proxies from closing a quiet stream. */
@@ -32,6 +33,14 @@ export function abortOnClose(req: FastifyRequest): AbortSignal {
   return controller.signal;
 }
 
+/** The streams each app has open, ended when it closes (a stream never ends by itself). */
+const open = new WeakMap<object, Set<ServerResponse>>();
+
+/** Ends every open event stream of the app: its close would otherwise wait for their clients. */
+export function endEventStreams(app: FastifyInstance): void {
+  for (const res of open.get(app.server) ?? []) res.destroy();
+}
+
 /**
  * Writes the events as text/event-stream until they end or the client leaves, with a keep-alive
  * comment every `keepAliveMs`; waits for the socket to drain rather than buffering a slow reader's backlog.
@@ -50,6 +59,13 @@ export async function writeEventStream(
     'x-accel-buffering': 'no',
   });
   res.write('retry: 2000\n\n');
+  let streams = open.get(req.server.server);
+  if (!streams) {
+    streams = new Set();
+    open.set(req.server.server, streams);
+  }
+  streams.add(res);
+  res.once('close', () => streams.delete(res));
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), keepAliveMs);
   try {
     for await (const e of events) {

@@ -73,6 +73,29 @@ export async function readEvents(
   }));
 }
 
+/**
+ * PostgreSQL: whether committed events of these teams after the cursor wait behind a transaction
+ * still running (readEvents leaves them out until it ends); the reader then reads again soon
+ * rather than waiting for the next notification. Always false on SQLite.
+ */
+export async function eventsHeldBack(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  teams: string[],
+  cursor: EventCursor,
+): Promise<boolean> {
+  if (dialect !== 'postgres' || teams.length === 0) return false;
+  const row = await db
+    .selectFrom('events')
+    .select('seq')
+    .where('team_uuid', 'in', teams)
+    .where((eb) => eb(eb.refTuple('xid', 'seq'), '>', eb.tuple(cursor.xid, cursor.seq)))
+    .where(sql<boolean>`xid >= pg_snapshot_xmin(pg_current_snapshot())::text::bigint`)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** The cursor after an event that was read. */
 export function cursorOf(e: StoredEvent): EventCursor {
   return { xid: e.xid, seq: e.seq, floor: 0 };

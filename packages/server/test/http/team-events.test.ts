@@ -2,6 +2,7 @@
 // deployments, certificates) as server-sent events; Last-Event-ID or ?after= resumes without gaps
 // or repeats; ?types= filters; other teams' events never appear. On PostgreSQL a change made by a
 // second service process reaches a stream opened on the first (LISTEN/NOTIFY).
+import { SiteplaneClient } from '@siteplane/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSse, type SseEvent } from '../support/sse-client.js';
 import { seedServer, startTestService, TEST_DB, type TestService, waitForStatus } from '../support/test-service.js';
@@ -39,7 +40,12 @@ describe(`GET /api/v1/events (${TEST_DB}; issue 12 item 3)`, () => {
     base = await s.app.listen({ host: '127.0.0.1', port: 0 });
     ids = await seedServer(s);
   });
-  afterAll(async () => s?.stop());
+  afterAll(async () => {
+    // fetch (undici) keeps an aborted stream's connection, or opens a spare one, until its next
+    // request; the server's close would wait for it until its keep-alive timeout.
+    s?.app.server.closeAllConnections();
+    await s?.stop();
+  });
 
   it("streams the team's changes as they happen, each event's id its seq; resuming sends exactly the later ones", async () => {
     let site = '';
@@ -123,6 +129,45 @@ describe(`GET /api/v1/events (${TEST_DB}; issue 12 item 3)`, () => {
     const stored = await s.storage.db.selectFrom('events').select('seq').where('team_uuid', '=', team).execute();
     const storedIds = stored.map((r) => Number(r.seq)).filter((seq) => seq <= Math.max(...ids));
     expect([...ids].sort((a, b) => a - b)).toEqual(storedIds.sort((a, b) => a - b));
+  });
+
+  it('the SDK follows the stream and, when the connection is cut, resumes after the last event it saw', async () => {
+    const site = await createSite(s, 'events-sdk.example.com');
+    await waitForStatus(s, site, ['installed']);
+    let calls = 0;
+    // The first connection is cut after its first event; the SDK must connect again from there.
+    const cutting: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      if (++calls > 1 || !res.body) return res;
+      const reader = res.body.getReader();
+      const decoder = new TextDecoder();
+      let seen = '';
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const { value, done } = await reader.read();
+          if (done) return controller.close();
+          seen += decoder.decode(value, { stream: true });
+          const end = seen.indexOf('\n\n', seen.indexOf('event:'));
+          if (seen.includes('event:') && end >= 0) {
+            controller.enqueue(new TextEncoder().encode(seen.slice(0, end + 2)));
+            await reader.cancel();
+            return controller.close();
+          }
+        },
+      });
+      return new Response(body, { status: res.status, headers: res.headers });
+    };
+    const client = new SiteplaneClient({ baseUrl: base, token: s.token, fetch: cutting });
+    const controller = new AbortController();
+    const got: { id: number | null; event: string }[] = [];
+    for await (const e of client.teamEvents({ types: ['site.*'], signal: controller.signal, reconnectMs: 10 })) {
+      got.push({ id: e.id, event: e.event });
+      if (e.event === 'site.installed' && (e.data as { subject: string }).subject === site) break;
+    }
+    controller.abort();
+    expect(calls).toBeGreaterThan(1);
+    const direct = await readSse(`${base}/api/v1/events?types=site.*`, auth(), installedSite(site));
+    expect(got.map((e) => String(e.id))).toEqual(direct.events.map((e) => e.id));
   });
 
   it.runIf(TEST_DB === 'postgres')('a change made by a second process reaches a stream on the first', async () => {

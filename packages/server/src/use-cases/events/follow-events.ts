@@ -2,8 +2,11 @@ import type { Actor } from '../../domain/auth/actor.js';
 import { ValidationError } from '../../domain/field-errors.js';
 import { type ChangeNotifier, teamEventsTopic } from '../../storage/change-notifier.js';
 import { EVENT_TYPES } from '../../storage/event-log.js';
-import { cursorAfter, cursorOf, readEvents } from '../../storage/event-reader.js';
+import { cursorAfter, cursorOf, eventsHeldBack, readEvents } from '../../storage/event-reader.js';
 import type { UseCaseDeps } from '../deps.js';
+
+/** How soon a stream reads again when events wait behind a running transaction (those are short). */
+const HELD_BACK_RETRY_MS = 50;
 
 export interface TeamEvent {
   event: string;
@@ -70,6 +73,8 @@ export async function* followEvents(
         };
       }
       if (batch.length > 0 || dirty) continue;
+      // Committed events behind a transaction still running: read again shortly, not at the next notification.
+      const held = await eventsHeldBack(deps.db, deps.dialect, teams, cursor);
       await new Promise<void>((resolve) => {
         const done = () => {
           clearTimeout(timer);
@@ -77,7 +82,7 @@ export async function* followEvents(
           wake = null;
           resolve();
         };
-        const timer = setTimeout(done, pollMs);
+        const timer = setTimeout(done, held ? HELD_BACK_RETRY_MS : pollMs);
         wake = done;
         signal.addEventListener('abort', done, { once: true });
       });
