@@ -5,6 +5,7 @@ import { deploymentRoutes } from './deployments/deployments.routes.js';
 import { siteSourceRoutes } from './deployments/site-source.routes.js';
 import { dnsProfileRoutes } from './dns-profiles/dns-profile.routes.js';
 import { teamEventsRoute } from './events/events.route.js';
+import { outgoingWebhookRoutes } from './events/outgoing-webhooks.routes.js';
 import { getOperationRoute } from './operations/get-operation.route.js';
 import { operationEventsRoute } from './operations/operation-events.route.js';
 import { serverRoutes } from './servers/server.routes.js';
@@ -29,6 +30,7 @@ export function apiRoutes(deps: UseCaseDeps): RouteDef[] {
     getOperationRoute(deps),
     operationEventsRoute(deps),
     teamEventsRoute(deps),
+    ...outgoingWebhookRoutes(),
     ...serverRoutes(deps),
     ...dnsProfileRoutes(deps),
     ...vcProfileRoutes(deps),
