@@ -1,5 +1,6 @@
 import type { Actor } from '../../domain/auth/actor.js';
 import { DomainError } from '../../domain/errors.js';
+import { announceEvents } from '../../storage/event-log.js';
 import type { UseCaseDeps } from '../deps.js';
 import { type DeploymentRecord, deploymentRecord, loadDeployment } from './deployment-record.js';
 import { cancelQueuedOperation } from './queued-operation.js';
@@ -31,6 +32,7 @@ export async function cancelDeployment(
     return 'requested' as const;
   });
   const { d, op } = await loadDeployment(deps.db, actor, uuid);
+  if (outcome === 'now') announceEvents(deps.changes, d.team_uuid);
   deps.siteLists.invalidate(
     (await deps.db.selectFrom('sites').select('server_uuid').where('uuid', '=', d.site_uuid).executeTakeFirstOrThrow())
       .server_uuid,

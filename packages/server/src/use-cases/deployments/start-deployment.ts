@@ -1,6 +1,7 @@
 import type { Actor } from '../../domain/auth/actor.js';
 import { releaseName } from '../../domain/deployments/release-name.js';
 import { DomainError } from '../../domain/errors.js';
+import { announceEvents } from '../../storage/event-log.js';
 import { insertRow } from '../../storage/insert-row.js';
 import type { Database } from '../../storage/schema.js';
 import { timeOrderedUuid } from '../../storage/time-ordered-uuid.js';
@@ -82,9 +83,15 @@ export async function startDeployment(deps: UseCaseDeps, request: StartDeploymen
       created_at: nowIso,
     };
     await insertRow(trx, 'deployments', row);
-    return { record: deploymentRecord(row, operation), server: site.server_uuid };
+    return {
+      record: deploymentRecord(row, operation),
+      server: site.server_uuid,
+      team: site.team_uuid,
+      superseded: queued.length > 0,
+    };
   });
   deps.siteLists.invalidate(result.server);
+  if (result.superseded) announceEvents(deps.changes, result.team);
   deps.jobEnqueued();
   return result.record;
 }
