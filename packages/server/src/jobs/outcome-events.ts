@@ -24,7 +24,15 @@ export async function recordOutcomeEvents(
   failure: Failure | null,
   now: string,
 ): Promise<void> {
-  for (const e of outcomeEvents(op, site, outcome, failure, now)) await recordEvent(trx, e);
+  // A certificate operation that succeeded without a certificate (a dry-run server orders none)
+  // reports only its operation; one that installed a certificate says when it expires.
+  let certificate: { expires_at: string | null } | null = null;
+  if (op.kind === 'ssl' && outcome === 'succeeded') {
+    const row = await trx.selectFrom('sites').select('ssl').where('uuid', '=', site.uuid).executeTakeFirst();
+    const ssl = row ? (JSON.parse(row.ssl) as { status: string; expires_at: string | null }) : null;
+    if (ssl?.status === 'active') certificate = { expires_at: ssl.expires_at };
+  }
+  for (const e of outcomeEvents(op, site, outcome, failure, certificate, now)) await recordEvent(trx, e);
 }
 
 function outcomeEvents(
@@ -32,6 +40,7 @@ function outcomeEvents(
   site: Database['sites'],
   outcome: Outcome,
   failure: Failure | null,
+  certificate: { expires_at: string | null } | null,
   now: string,
 ): NewEvent[] {
   const base = { team: site.team_uuid, now };
@@ -55,7 +64,7 @@ function outcomeEvents(
       subject: site.uuid,
       data: { ...about, ...why },
     });
-  else if (op.kind === 'ssl')
+  else if (op.kind === 'ssl' && (outcome !== 'succeeded' || certificate))
     events.push({
       ...base,
       type:
@@ -65,9 +74,9 @@ function outcomeEvents(
             ? 'certificate.renewed'
             : 'certificate.issued',
       subject: site.uuid,
-      data: { ...about, reason: params.reason ?? null, ...why },
+      data: { ...about, reason: params.reason ?? null, ...(certificate ?? {}), ...why },
     });
-  else if (params.deployment)
+  else if (op.kind !== 'ssl' && params.deployment)
     events.push({
       ...base,
       type: `deployment.${outcome}`,
