@@ -110,6 +110,53 @@ export class SiteplaneClient {
     yield* parseEventStream(res.body);
   }
 
+  /**
+   * Follows the team's change log (GET /api/v1/events): events such as `site.installed` with data
+   * `{seq, type, subject, created_at, data}`. `after` is the last event id seen; `types` keeps only
+   * those types (`site.*` for a family). When the connection drops it connects again with the last
+   * id seen (Last-Event-ID), so no event is missed or repeated; a refusal (4xx) is thrown. Runs
+   * until `signal` aborts or the caller stops iterating.
+   */
+  async *teamEvents(
+    options: { after?: number; types?: string[]; signal?: AbortSignal; reconnectMs?: number } = {},
+  ): AsyncGenerator<OperationEvent> {
+    let last = options.after ?? 0;
+    const url = new URL('/api/v1/events', this.options.baseUrl);
+    if (options.types?.length) url.searchParams.set('types', options.types.join(','));
+    while (!options.signal?.aborted) {
+      let res: Response;
+      try {
+        res = await (this.options.fetch ?? fetch)(url, {
+          headers: { authorization: `Bearer ${this.options.token}`, accept: 'text/event-stream', 'last-event-id': String(last) },
+          signal: options.signal,
+        });
+      } catch {
+        if (options.signal?.aborted) return;
+        await pause(options.reconnectMs ?? 2_000);
+        continue;
+      }
+      if (!res.ok || !res.body) {
+        let problem: Problem | null = null;
+        try {
+          problem = JSON.parse(await res.text()) as Problem;
+        } catch {}
+        // Refused for good (bad token, bad filter); a server restarting or overloaded is tried again.
+        if (res.status < 500 && res.status !== 429) throw new SiteplaneError(res.status, problem);
+        await pause(options.reconnectMs ?? 2_000);
+        continue;
+      }
+      try {
+        for await (const e of parseEventStream(res.body)) {
+          if (e.id !== null) last = e.id;
+          yield e;
+        }
+      } catch {
+        if (options.signal?.aborted) return;
+      }
+      await pause(options.reconnectMs ?? 2_000);
+    }
+  }
+
   listServers = () => this.all<Json>('/api/v1/servers');
   createServer = (body: Json) => this.request<Json>('POST', '/api/v1/servers', body);
   verifyServer = (uuid: string) => this.request<Json>('POST', `/api/v1/servers/${encodeURIComponent(uuid)}/verify`);
@@ -171,4 +218,8 @@ export class SiteplaneClient {
   configureSiteWebhook = (site: string, body: Json = {}) => this.request<Json>('POST', this.site(site, 'webhook'), body);
   deleteSiteWebhook = (site: string) => this.request<void>('DELETE', this.site(site, 'webhook'));
   listWebhookDeliveries = (site: string) => this.all<Json>(this.site(site, 'webhook/deliveries'));
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -9,6 +9,7 @@ import { EgressPolicy, type ResolveHost } from '../egress/egress-policy.js';
 import { cachedAuthenticator } from '../http/auth.js';
 import { buildHttp } from '../http/build-http.js';
 import { DeploySlots } from '../jobs/deploy-slots.js';
+import { EventRetention } from '../jobs/event-retention.js';
 import { PostgresServerLocks } from '../jobs/postgres-server-locks.js';
 import { JobQueue } from '../jobs/queue.js';
 import { RenewalScheduler } from '../jobs/renewal-scheduler.js';
@@ -87,6 +88,8 @@ export interface ServiceOverrides {
   deploySteps?: DeploySteps;
   /** How often a running deployment looks for a cancel request (tests: shorter). */
   cancelPollMs?: number;
+  /** How often GET /api/v1/events reads without a notification (tests: longer, so only notifications deliver). */
+  streamPollMs?: number;
 }
 
 /**
@@ -139,6 +142,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     freeZoneBudget: config.freeZoneBudget,
     publicUrl: config.publicUrl,
     artifacts,
+    streamPollMs: overrides.streamPollMs,
   };
   const sshPool = new SshExecutorPool();
   const metrics = new ServiceMetrics();
@@ -187,7 +191,9 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     },
   });
   let renewals: RenewalScheduler | null = null;
+  let eventRetention: EventRetention | null = null;
   if (config.runWorker) {
+    eventRetention = new EventRetention({ db: storage.db, clock, log: logger, retentionDays: config.eventRetentionDays });
     worker = new Worker(queue, (job, signal) => runSiteJob(jobDeps, job, signal), clock, logger, {
       concurrency: config.workerConcurrency,
       leaseMs: overrides.leaseMs ?? config.jobLeaseMs,
@@ -235,6 +241,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
   // Uploads of deployments that ended while no worker ran here (or of a crash mid-request).
   if (config.runWorker)
     void artifacts.sweep(storage.db).catch((error) => logger.warn({ err: error }, 'removing finished deploy artifacts failed'));
+  eventRetention?.start();
   return {
     app,
     storage,
@@ -252,6 +259,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
       await metricsListener?.close();
       await app.close();
       await renewals?.stop();
+      await eventRetention?.stop();
       await worker?.stop();
       await sshPool.closeAll();
       await changes.close();

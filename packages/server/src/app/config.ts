@@ -77,6 +77,8 @@ export interface Config {
   deploysPerServer: number;
   /** SITEPLANE_ARTIFACT_MAX_BYTES: the largest .tar.gz POST …/deployments accepts (413 above). */
   artifactMaxBytes: number;
+  /** SITEPLANE_EVENT_RETENTION_DAYS: how long the change log (GET /api/v1/events, webhooks) keeps events. */
+  eventRetentionDays: number;
   /**
    * SITEPLANE_METRICS_TOKEN: the bearer token a Prometheus scrape of GET /metrics sends (unset: no
    * token is accepted). SITEPLANE_METRICS_ADDRESS (`host:port`): a listener of its own serving only
@@ -236,6 +238,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     deploysPerServer: int('SITEPLANE_DEPLOYS_PER_SERVER', 1, 1, 64),
     // Below 2 GiB: the size is stored in an integer column on both databases.
     artifactMaxBytes: int('SITEPLANE_ARTIFACT_MAX_BYTES', 200 * 1024 * 1024, 1024, 2_000_000_000),
+    eventRetentionDays: int('SITEPLANE_EVENT_RETENTION_DAYS', 7, 1, 3650),
     metrics: { token: metricsToken, address: metricsAddress === 'invalid' ? null : metricsAddress },
     publicUrl: publicUrl === 'invalid' ? null : publicUrl,
   };

@@ -24,6 +24,7 @@ import { assertQueryShape } from './query-shape.js';
 import { RateLimiter } from './rate-limit.js';
 import type { RouteDef } from './route.js';
 import { apiRoutes } from './routes/index.js';
+import { endEventStreams } from './sse.js';
 import { acceptUploads, ReceivedUpload, receiveUpload } from './upload-body.js';
 import { assertMatches } from './validate-schema.js';
 
@@ -133,6 +134,11 @@ export function buildHttp(deps: HttpDeps): { app: FastifyInstance; openapi: Retu
       }
       return reply.type(CONTENT_TYPE).send(await scrape.render());
     });
+  // Event streams stay open until their client leaves: a closing service ends them (clients reconnect).
+  app.addHook('preClose', (done) => {
+    endEventStreams(app);
+    done();
+  });
   return { app, openapi };
 }
 

@@ -2,18 +2,20 @@ import type { Kysely, Updateable } from 'kysely';
 import { UserCommandFailed } from '../provisioning/deploy/user-command.js';
 import { CommandFailed } from '../provisioning/executor.js';
 import { ConfigTestFailed } from '../provisioning/steps/config-file.js';
+import { announceEvents } from '../storage/event-log.js';
 import { ledgerFor } from '../storage/ledger-store.js';
 import type { OperationJournal } from '../storage/operation-journal.js';
 import type { Database } from '../storage/schema.js';
 import { DeployCancelled, isDeployKind } from './deploy-job.js';
 import { deploymentSucceeded, markStepsAborted } from './deployment-outcome.js';
+import { recordOutcomeEvents } from './outcome-events.js';
 import { type JobClaim, type JobRow, updateHeldJob } from './queue.js';
 import type { SiteJobDeps } from './site-job.js';
 import { type JobSignal, LeaseLost, TransientJobError } from './worker.js';
 
 /** One run of a site operation, as far as recording its outcome needs it. */
 export interface OperationRun {
-  deps: Pick<SiteJobDeps, 'db' | 'clock' | 'extension' | 'siteChanged' | 'secrets'>;
+  deps: Pick<SiteJobDeps, 'db' | 'clock' | 'extension' | 'siteChanged' | 'secrets' | 'changes'>;
   /** The claim the run holds; the outcome is recorded only while it still holds the job. */
   job: JobClaim;
   signal: JobSignal;
@@ -33,6 +35,7 @@ export async function recordSuccess(run: OperationRun, deleteDatabase: boolean):
       .set({ status: 'succeeded', finished_at: now, error: null })
       .where('uuid', '=', op.uuid)
       .execute();
+    await recordOutcomeEvents(trx, op, site, 'succeeded', null, now);
     // A certificate operation never changes the site's status: with or without TLS it is served.
     if (op.kind === 'ssl') return;
     // Nor does a deployment: the site stays installed, serving the release it activated.
@@ -111,6 +114,7 @@ export async function recordFailure(run: OperationRun, step: string | null, idx:
       .set({ status: cancelled ? 'cancelled' : 'failed', finished_at: now, error: JSON.stringify(failure) })
       .where('uuid', '=', op.uuid)
       .execute();
+    await recordOutcomeEvents(trx, op, site, cancelled ? 'cancelled' : 'failed', { step, message }, now);
     // A failed deployment leaves the site installed and its live release serving.
     if (op.kind === 'ssl' || isDeployKind(op.kind)) return;
     await trx
@@ -172,6 +176,7 @@ async function whileHeld(
   }
   run.signal.settled = true;
   run.deps.siteChanged(run.site.server_uuid);
+  announceEvents(run.deps.changes, run.site.team_uuid);
 }
 
 /** One line in the operation's log, so a reader knows why a run's last lines led nowhere. */

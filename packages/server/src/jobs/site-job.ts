@@ -8,6 +8,7 @@ import type { Executor } from '../provisioning/executor.js';
 import type { ProvisionedSite, ProvisioningSettings, Recipe, Step, StepContext } from '../provisioning/step.js';
 import type { ArtifactStore } from '../storage/artifact-store.js';
 import { type ChangeNotifier, operationTopic } from '../storage/change-notifier.js';
+import { announceEvents } from '../storage/event-log.js';
 import { ledgerFor, resourceUsedByOtherSite } from '../storage/ledger-store.js';
 import { OperationJournal, redactor } from '../storage/operation-journal.js';
 import type { Database } from '../storage/schema.js';
@@ -114,7 +115,12 @@ async function runOperation(deps: SiteJobDeps, job: JobRow, signal: JobSignal): 
   }
   const redact = redactor([secrets.databasePassword, secrets.wpAdminPassword, ...(deployRun?.secrets ?? [])]);
   const changed = () => deps.changes?.notify(operationTopic(op.uuid));
-  const journal = await OperationJournal.open(db, op.uuid, redact, changed);
+  const journal = await OperationJournal.open(db, op.uuid, redact, changed, {
+    team: site.team_uuid,
+    site: site.uuid,
+    kind: op.kind,
+    announce: () => announceEvents(deps.changes, site.team_uuid),
+  });
   const now = () => deps.clock.now().toISOString();
   const run: OperationRun = { deps, job, signal, journal, redact, op, site };
   // A poison job: claimed once more only to record that it is given up, before anything runs.

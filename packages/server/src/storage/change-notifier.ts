@@ -20,6 +20,11 @@ export function operationTopic(operationUuid: string): string {
   return `operation:${operationUuid}`;
 }
 
+/** A team's change log grew (storage/event-log.ts); GET /api/v1/events and the webhook dispatcher follow it. */
+export function teamEventsTopic(teamUuid: string): string {
+  return `events:${teamUuid}`;
+}
+
 /** One process (SQLite): notifications stay in this process. */
 export class InProcessNotifier implements ChangeNotifier {
   protected readonly emitter = new EventEmitter();

@@ -1,9 +1,17 @@
 import type { Kysely } from 'kysely';
+import { recordEvent } from './event-log.js';
 import type { Database } from './schema.js';
 import { uniqueViolation } from './unique-violation.js';
 
 /** Four values a row: far below SQLite's and PostgreSQL's limits on bound parameters. */
 const LINES_PER_INSERT = 500;
+/** Where a journal records `operation.step` events (the team's change log) and whom it tells. */
+export interface StepEvents {
+  team: string;
+  site: string;
+  kind: string;
+  announce(): void;
+}
 
 /**
  * Steps and log lines of one operation. Lines are appended with their own sequence numbers (no blob
@@ -11,6 +19,8 @@ const LINES_PER_INSERT = 500;
  */
 export class OperationJournal {
   private seq = 0;
+  /** Step names by index, for the `operation.step` event of a step's end. */
+  private readonly stepNames = new Map<number, string>();
   private pending: Promise<unknown> = Promise.resolve();
   /** Lines logged and not yet taken by a write. */
   private readonly queued: { at: string; line: string }[] = [];
@@ -20,16 +30,21 @@ export class OperationJournal {
     readonly operationUuid: string,
     private readonly redact: (line: string) => string,
     private readonly changed: () => void,
+    private readonly events: StepEvents | null,
   ) {}
 
-  /** `changed` is told after each line or step is stored (the operation's event stream reads them). */
+  /**
+   * `changed` is told after each line or step is stored (the operation's event stream reads them);
+   * with `events`, each step's start and end is also an `operation.step` event, committed with it.
+   */
   static async open(
     db: Kysely<Database>,
     operationUuid: string,
     redact: (line: string) => string,
     changed: () => void = () => undefined,
+    events: StepEvents | null = null,
   ): Promise<OperationJournal> {
-    const journal = new OperationJournal(db, operationUuid, redact, changed);
+    const journal = new OperationJournal(db, operationUuid, redact, changed, events);
     journal.seq = await maxSeq(db, operationUuid);
     return journal;
   }
@@ -84,17 +99,45 @@ export class OperationJournal {
       started_at: now,
       finished_at: null,
     };
-    // A resumed job runs its steps again (they are idempotent); the step row is reused, not duplicated.
-    await this.db
-      .insertInto('operation_steps')
-      .values(values)
-      .onConflict((oc) =>
-        oc
-          .columns(['operation_uuid', 'idx'])
-          .doUpdateSet({ name, status: 'running', exit_code: null, started_at: now, finished_at: null }),
-      )
-      .execute();
+    this.stepNames.set(idx, name);
+    await this.withStepEvent({ index: idx, name, status: 'running', exit_code: null }, now, this.db, async (db) => {
+      // A resumed job runs its steps again (they are idempotent); the step row is reused, not duplicated.
+      await db
+        .insertInto('operation_steps')
+        .values(values)
+        .onConflict((oc) =>
+          oc
+            .columns(['operation_uuid', 'idx'])
+            .doUpdateSet({ name, status: 'running', exit_code: null, started_at: now, finished_at: null }),
+        )
+        .execute();
+    });
     this.changed();
+  }
+
+  /** The step's change, with its `operation.step` event in the same transaction when events are recorded. */
+  private async withStepEvent(
+    step: { index: number; name: string | null; status: string; exit_code: number | null },
+    now: string,
+    db: Kysely<Database>,
+    change: (db: Kysely<Database>) => Promise<void>,
+  ): Promise<void> {
+    const events = this.events;
+    if (!events) return change(db);
+    const write = async (trx: Kysely<Database>) => {
+      await change(trx);
+      await recordEvent(trx, {
+        team: events.team,
+        type: 'operation.step',
+        subject: this.operationUuid,
+        data: { operation: this.operationUuid, site: events.site, kind: events.kind, ...step },
+        now,
+      });
+    };
+    // Already in a transaction (an outcome's): the caller commits and announces.
+    if (db !== this.db) return write(db);
+    await this.db.transaction().execute(write);
+    events.announce();
   }
 
   /** `db`: a transaction, when the step's status must commit with the operation's (jobs/operation-outcome.ts). */
@@ -104,12 +147,20 @@ export class OperationJournal {
     exitCode: number | null,
     db: Kysely<Database> = this.db,
   ): Promise<void> {
-    await db
-      .updateTable('operation_steps')
-      .set({ status, exit_code: exitCode, finished_at: new Date().toISOString() })
-      .where('operation_uuid', '=', this.operationUuid)
-      .where('idx', '=', idx)
-      .execute();
+    const now = new Date().toISOString();
+    await this.withStepEvent(
+      { index: idx, name: this.stepNames.get(idx) ?? null, status, exit_code: exitCode },
+      now,
+      db,
+      async (trx) => {
+        await trx
+          .updateTable('operation_steps')
+          .set({ status, exit_code: exitCode, finished_at: now })
+          .where('operation_uuid', '=', this.operationUuid)
+          .where('idx', '=', idx)
+          .execute();
+      },
+    );
     // In a transaction, readers see the step only after its commit; they read again on their timer.
     this.changed();
   }

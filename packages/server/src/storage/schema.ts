@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /**
  * Tables as both dialects see them. Times are ISO-8601 UTC strings and JSON is text, so the same
  * queries and migrations serve SQLite and PostgreSQL.
@@ -249,6 +251,18 @@ export interface Database {
   };
   /** Delivery ids that started a deployment in the last day. */
   webhook_delivery_ids: { site_uuid: string; provider: string; delivery_id: string; created_at: string };
+  /** Migration 010: the per-team change log (storage/event-log.ts); PostgreSQL answers seq and xid as strings. */
+  events: {
+    seq: Generated<number | string>;
+    team_uuid: string;
+    kind: string;
+    subject_uuid: string;
+    /** JSON; never a secret. */
+    payload: string;
+    /** The writing transaction's id on PostgreSQL (0 on SQLite): readers order by (xid, seq). */
+    xid: Generated<number | string>;
+    created_at: string;
+  };
   /** Migration 009: what a site deploys from; the clone URL and deploy key sealed. */
   site_sources: {
     site_uuid: string;

@@ -48,4 +48,6 @@ export interface UseCaseDeps {
   publicUrl: string | null;
   /** Uploaded deploy artifacts (POST …/deployments with a .tar.gz), files of the data directory. */
   artifacts: ArtifactStore;
+  /** How often a change-log stream reads again without a notification (default 2 s; tests lengthen it to prove notifications). */
+  streamPollMs?: number;
 }

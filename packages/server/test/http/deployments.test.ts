@@ -156,6 +156,16 @@ describe(`deployments (${TEST_DB})`, () => {
     expect(kept[0]).toBe(running.release);
     expect(kept).not.toContain(second.release);
     expect(kept).not.toContain(third.release);
+    // Each outcome is in the team's change log: the superseded one cancelled, the others succeeded (issue 12).
+    const events = await w.s.storage.db
+      .selectFrom('events')
+      .select(['kind', 'subject_uuid'])
+      .where('kind', 'like', 'deployment.%')
+      .execute();
+    const kindOf = (uuid: string) => events.filter((e) => e.subject_uuid === uuid).map((e) => e.kind);
+    expect(kindOf(second.uuid)).toEqual(['deployment.cancelled']);
+    expect(kindOf(running.uuid)).toEqual(['deployment.succeeded']);
+    expect(kindOf(third.uuid)).toEqual(['deployment.succeeded']);
   });
 
   it('cancels a queued deployment at once and a running one by its signal; a finished one is 409', async () => {
@@ -187,6 +197,14 @@ describe(`deployments (${TEST_DB})`, () => {
     expect((await expectStatus(call(w.s, 'GET', `/api/v1/sites/${site}`), 200)).json().status).toBe('installed');
     const finished = await expectStatus(call(w.s, 'POST', `/api/v1/deployments/${running.uuid}/cancel`), 409);
     expect(finished.json().code).toBe('deployment_finished');
+    // The team's change log has both cancellations, the queued one's and the running one's (issue 12).
+    const events = await w.s.storage.db
+      .selectFrom('events')
+      .select(['kind', 'subject_uuid'])
+      .where('kind', '=', 'deployment.cancelled')
+      .where('subject_uuid', 'in', [queued.uuid, running.uuid])
+      .execute();
+    expect(events.map((e) => e.subject_uuid).sort()).toEqual([queued.uuid, running.uuid].sort());
   });
 
   it('rolls back to the previous kept release, says what changed since, and marks the release it left bad', async () => {

@@ -21,22 +21,25 @@ const PG_ADMIN = process.env.SITEPLANE_TEST_PG_URL ?? 'postgres://postgres@127.0
 export const LOOPBACK_TARGETS = '127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7';
 
 export interface TestService extends Service {
+  secretKey: string;
   token: string;
   readToken: string;
   otherTenantToken: string;
-  /** The PostgreSQL database of this service (null on SQLite): another process may open it too. */
+  /** The PostgreSQL database of this service (null on SQLite): another service or process may open it too (`sameDatabaseAs`). */
   databaseUrl: string | null;
   stop(): Promise<void>;
 }
 
 /** A fresh service on a fresh database (a new SQLite dir or a new PostgreSQL database per call). */
 export async function startTestService(
-  overrides: ServiceOverrides & { env?: Record<string, string> } = {},
+  overrides: ServiceOverrides & { env?: Record<string, string>; sameDatabaseAs?: TestService } = {},
 ): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'siteplane-test-'));
   let dbName: string | null = null;
-  let databaseUrl: string | undefined;
-  if (TEST_DB === 'postgres') {
+  let databaseUrl: string | undefined = overrides.sameDatabaseAs?.databaseUrl ?? undefined;
+  const secretKey = overrides.sameDatabaseAs?.secretKey ?? randomBytes(32).toString('base64');
+  if (overrides.sameDatabaseAs && !databaseUrl) throw new Error('sameDatabaseAs: only on PostgreSQL');
+  if (TEST_DB === 'postgres' && !databaseUrl) {
     dbName = `sp_test_${randomBytes(6).toString('hex')}`;
     const admin = new pg.Client({ connectionString: PG_ADMIN });
     await admin.connect();
@@ -47,7 +50,7 @@ export async function startTestService(
   const config = loadConfig({
     SITEPLANE_DATA_DIR: dataDir,
     DATABASE_URL: databaseUrl,
-    SITEPLANE_SECRET_KEY: randomBytes(32).toString('base64'),
+    SITEPLANE_SECRET_KEY: secretKey,
     LOG_LEVEL: 'silent',
     // Suites make thousands of requests with one token; the rate-limit suite sets its own.
     SITEPLANE_RATE_LIMIT: '0',
@@ -60,12 +63,15 @@ export async function startTestService(
     pollMs: 50,
     ...overrides,
   });
-  const token = (await createToken(service.storage.db, { name: 'test', scope: 'write' })).token;
-  const readToken = (await createToken(service.storage.db, { name: 'reader', scope: 'read' })).token;
-  const otherTenantToken = (await createToken(service.storage.db, { name: 'other', scope: 'write', account: 'other-tenant' }))
-    .token;
+  const shared = overrides.sameDatabaseAs;
+  const token = shared?.token ?? (await createToken(service.storage.db, { name: 'test', scope: 'write' })).token;
+  const readToken = shared?.readToken ?? (await createToken(service.storage.db, { name: 'reader', scope: 'read' })).token;
+  const otherTenantToken =
+    shared?.otherTenantToken ??
+    (await createToken(service.storage.db, { name: 'other', scope: 'write', account: 'other-tenant' })).token;
   return {
     ...service,
+    secretKey,
     token,
     readToken,
     otherTenantToken,

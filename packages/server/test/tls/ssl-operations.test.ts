@@ -41,6 +41,14 @@ describe(`ssl operations on a dry-run server (${TEST_DB})`, () => {
     );
     const site = await getSite(s, created.uuid as string);
     expect(site).toMatchObject({ status: 'installed', ssl: { status: 'pending', expires_at: null } });
+    // The change log says the operation finished, but no certificate was issued (issue 12).
+    const events = await s.storage.db
+      .selectFrom('events')
+      .select('kind')
+      .where('subject_uuid', 'in', [op.uuid, created.uuid as string])
+      .execute();
+    expect(events.map((e) => e.kind)).toContain('operation.finished');
+    expect(events.filter((e) => e.kind.startsWith('certificate.')).map((e) => e.kind)).toEqual([]);
   });
 
   it('queues nothing for a site without TLS', async () => {
@@ -101,6 +109,16 @@ describe(`certificate failures leave the site installed (${TEST_DB})`, () => {
     });
     // Nothing reached the server's TLS set-up: the vhost stays the HTTP one.
     expect(commands.some((c) => c.includes('/etc/siteplane/certificates'))).toBe(false);
+    // The change log has the failure, with its reason (issue 12).
+    const failed = await s.storage.db
+      .selectFrom('events')
+      .select(['payload'])
+      .where('kind', '=', 'certificate.failed')
+      .where('subject_uuid', '=', uuid)
+      .execute();
+    expect(failed.map((e) => JSON.parse(e.payload))).toEqual([
+      expect.objectContaining({ operation: op.uuid, domain: 'nowhere.example.com' }),
+    ]);
   });
 
   it('POST …/ssl retries: 202 with a queued ssl operation, the same one while it is open', async () => {

@@ -4,6 +4,8 @@ import { deploySettingsRoutes } from './deployments/deploy-settings.routes.js';
 import { deploymentRoutes } from './deployments/deployments.routes.js';
 import { siteSourceRoutes } from './deployments/site-source.routes.js';
 import { dnsProfileRoutes } from './dns-profiles/dns-profile.routes.js';
+import { teamEventsRoute } from './events/events.route.js';
+import { outgoingWebhookRoutes } from './events/outgoing-webhooks.routes.js';
 import { getOperationRoute } from './operations/get-operation.route.js';
 import { operationEventsRoute } from './operations/operation-events.route.js';
 import { serverRoutes } from './servers/server.routes.js';
@@ -27,6 +29,8 @@ export function apiRoutes(deps: UseCaseDeps): RouteDef[] {
     retrySslRoute(deps),
     getOperationRoute(deps),
     operationEventsRoute(deps),
+    teamEventsRoute(deps),
+    ...outgoingWebhookRoutes(),
     ...serverRoutes(deps),
     ...dnsProfileRoutes(deps),
     ...vcProfileRoutes(deps),

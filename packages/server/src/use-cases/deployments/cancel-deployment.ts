@@ -1,5 +1,6 @@
 import type { Actor } from '../../domain/auth/actor.js';
 import { DomainError } from '../../domain/errors.js';
+import { announceEvents } from '../../storage/event-log.js';
 import type { UseCaseDeps } from '../deps.js';
 import { type DeploymentRecord, deploymentRecord, loadDeployment } from './deployment-record.js';
 import { cancelQueuedOperation } from './queued-operation.js';
@@ -33,6 +34,7 @@ export async function cancelDeployment(
   // A queued deployment cancelled now never runs: its upload, if any, goes.
   if (outcome === 'now') await deps.artifacts.remove(uuid.toLowerCase());
   const { d, op } = await loadDeployment(deps.db, actor, uuid);
+  if (outcome === 'now') announceEvents(deps.changes, d.team_uuid);
   deps.siteLists.invalidate(
     (await deps.db.selectFrom('sites').select('server_uuid').where('uuid', '=', d.site_uuid).executeTakeFirstOrThrow())
       .server_uuid,

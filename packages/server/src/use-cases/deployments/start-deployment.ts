@@ -2,6 +2,7 @@ import type { Actor } from '../../domain/auth/actor.js';
 import { releaseName } from '../../domain/deployments/release-name.js';
 import { DomainError } from '../../domain/errors.js';
 import type { IncomingArtifact } from '../../storage/artifact-store.js';
+import { announceEvents } from '../../storage/event-log.js';
 import { insertRow } from '../../storage/insert-row.js';
 import type { Database } from '../../storage/schema.js';
 import { timeOrderedUuid } from '../../storage/time-ordered-uuid.js';
@@ -107,7 +108,7 @@ export async function startDeployment(deps: UseCaseDeps, request: StartDeploymen
         await deps.artifacts.keep(artifact, uuid);
         keptAs = uuid;
       }
-      return { record: deploymentRecord(row, operation), server: site.server_uuid, superseded };
+      return { record: deploymentRecord(row, operation), server: site.server_uuid, team: site.team_uuid, superseded };
     })
     .catch(async (error: unknown) => {
       // Not committed: no deployment names the file (the sweep would find it an hour later).
@@ -117,6 +118,7 @@ export async function startDeployment(deps: UseCaseDeps, request: StartDeploymen
   // Superseded deploys never run: their uploads are not needed.
   for (const old of result.superseded) await deps.artifacts.remove(old);
   deps.siteLists.invalidate(result.server);
+  if (result.superseded.length > 0) announceEvents(deps.changes, result.team);
   deps.jobEnqueued();
   return result.record;
 }

@@ -6,6 +6,7 @@ import { withEngine } from '../../domain/servers/facts.js';
 import type { SitePlan } from '../../domain/sites/create-site-input.js';
 import { freeDomainLabel, freeDomainName } from '../../domain/sites/free-domain.js';
 import { referencedIds, requestedNames, validateCreateSite } from '../../domain/sites/validate-create-site.js';
+import { announceEvents, recordEvent } from '../../storage/event-log.js';
 import { insertRow } from '../../storage/insert-row.js';
 import { loadCreateContext, lockServer, type ServerRow } from '../../storage/site-context.js';
 import { timeOrderedUuid } from '../../storage/time-ordered-uuid.js';
@@ -117,14 +118,23 @@ export async function createSite(deps: UseCaseDeps, actor: Actor, body: unknown)
         }
       }
       const operation = await enqueueOperation(trx, { site: row, kind: 'create', params: {}, now });
+      await recordEvent(trx, {
+        team: row.team_uuid,
+        type: 'site.created',
+        subject: row.uuid,
+        data: { site: row.uuid, server: row.server_uuid, type: row.type, domain: row.domain, operation: operation.uuid },
+        now,
+      });
       return {
         record: siteRecord(row, operation),
+        team: row.team_uuid,
         generatedDatabasePassword: plan.database && !plan.secrets.databasePassword ? (secrets.databasePassword as string) : null,
       };
     });
     deps.siteLists.invalidate(result.record.server);
+    announceEvents(deps.changes, result.team);
     deps.jobEnqueued();
-    return result;
+    return { record: result.record, generatedDatabasePassword: result.generatedDatabasePassword };
   } catch (error) {
     throw translateUniqueViolation(error);
   }

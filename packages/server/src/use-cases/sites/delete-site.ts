@@ -1,6 +1,7 @@
 import type { Actor } from '../../domain/auth/actor.js';
 import { notFound } from '../../domain/errors.js';
 import { isPlainObject, UUID_RE, ValidationError } from '../../domain/field-errors.js';
+import { announceEvents, recordEvent } from '../../storage/event-log.js';
 import { lockLiveSite } from '../../storage/site-context.js';
 import type { UseCaseDeps } from '../deps.js';
 import { enqueueOperation } from '../operations/enqueue-operation.js';
@@ -40,14 +41,28 @@ export async function deleteSite(deps: UseCaseDeps, actor: Actor, uuid: string, 
       running?.kind === 'delete' &&
       (running.status === 'queued' || running.status === 'running')
     ) {
-      return { record: siteRecord(site, running), enqueued: false };
+      return { record: siteRecord(site, running), enqueued: false, team: site.team_uuid };
     }
     const now = deps.clock.now().toISOString();
     await trx.updateTable('sites').set({ status: 'deleting', updated_at: now }).where('uuid', '=', site.uuid).execute();
     const operation = await enqueueOperation(trx, { site, kind: 'delete', params: { deleteDatabase }, now });
-    return { record: siteRecord({ ...site, status: 'deleting', updated_at: now }, operation), enqueued: true };
+    await recordEvent(trx, {
+      team: site.team_uuid,
+      type: 'site.deleting',
+      subject: site.uuid,
+      data: { site: site.uuid, server: site.server_uuid, domain: site.domain, operation: operation.uuid, deleteDatabase },
+      now,
+    });
+    return {
+      record: siteRecord({ ...site, status: 'deleting', updated_at: now }, operation),
+      enqueued: true,
+      team: site.team_uuid,
+    };
   });
   deps.siteLists.invalidate(result.record.server);
-  if (result.enqueued) deps.jobEnqueued();
+  if (result.enqueued) {
+    announceEvents(deps.changes, result.team);
+    deps.jobEnqueued();
+  }
   return result.record;
 }

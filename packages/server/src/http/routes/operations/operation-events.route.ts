@@ -1,14 +1,10 @@
 import { Type as T } from '@sinclair/typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ValidationError } from '../../../domain/field-errors.js';
 import type { ChangeNotifier } from '../../../storage/change-notifier.js';
 import type { UseCaseDeps } from '../../../use-cases/deps.js';
-import { checkOperationVisible, followOperation, type OperationEvent } from '../../../use-cases/operations/follow-operation.js';
+import { checkOperationVisible, followOperation } from '../../../use-cases/operations/follow-operation.js';
 import { QueryError } from '../../query-error.js';
 import type { RouteDef } from '../../route.js';
-
-/** A comment line now and then keeps proxies from closing a quiet stream. */
-const KEEP_ALIVE_MS = 15_000;
+import { abortOnClose, resumePoint, writeEventStream } from '../../sse.js';
 
 /**
  * GET /api/v1/operations/<uuid>/events: server-sent events of one operation (steps, log lines,
@@ -32,53 +28,8 @@ export const operationEventsRoute = (deps: UseCaseDeps & { changes: ChangeNotifi
   },
   async handler(req, reply, actor) {
     const uuid = (req.params as { operation: string }).operation;
-    const after = QueryError.wrap(() => resumePoint(req));
+    const after = QueryError.wrap(() => resumePoint(req, 'a log sequence number'));
     await checkOperationVisible(deps, actor, uuid);
-    await stream(req, reply, followOperation(deps, actor, uuid, after, abortOnClose(req)));
+    await writeEventStream(req, reply, followOperation(deps, actor, uuid, after, abortOnClose(req)));
   },
 });
-
-function resumePoint(req: FastifyRequest): number {
-  const header = req.headers['last-event-id'];
-  const query = (req.query as { after?: string }).after;
-  const [field, raw] = header !== undefined ? ['Last-Event-ID', String(header)] : ['after', query];
-  if (raw === undefined || raw === '') return 0;
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < 0)
-    throw new ValidationError([
-      { field, code: 'out_of_range', message: `${field} must be a log sequence number (an integer from 0).` },
-    ]);
-  return n;
-}
-
-function abortOnClose(req: FastifyRequest): AbortSignal {
-  const controller = new AbortController();
-  req.raw.socket.once('close', () => controller.abort());
-  return controller.signal;
-}
-
-async function stream(req: FastifyRequest, reply: FastifyReply, events: AsyncGenerator<OperationEvent>): Promise<void> {
-  reply.hijack();
-  const res = reply.raw;
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    'x-accel-buffering': 'no',
-  });
-  res.write('retry: 2000\n\n');
-  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
-  try {
-    for await (const e of events) {
-      if (!res.write(`id: ${e.id}\nevent: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`))
-        await new Promise((resolve) => {
-          res.once('drain', resolve);
-          res.once('close', resolve);
-        });
-    }
-  } catch (error) {
-    req.log.error({ err: error }, 'operation event stream failed');
-  } finally {
-    clearInterval(keepAlive);
-    res.end();
-  }
-}
