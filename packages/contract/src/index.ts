@@ -1,3 +1,4 @@
+export * from './components.js';
 export * from './deployments.js';
 export * from './errors.js';
 export * from './schemas.js';

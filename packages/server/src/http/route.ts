@@ -9,6 +9,8 @@ import type { Actor } from '../domain/auth/actor.js';
 export interface RouteDef {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   url: string;
+  /** Stable lowerCamelCase name (listSites, createSite): the SDK's method and the OpenAPI operationId. Never rename one. */
+  operationId: string;
   summary: string;
   tag: string;
   /** 'none' for health, OpenAPI and docs; otherwise the scope the token needs. */

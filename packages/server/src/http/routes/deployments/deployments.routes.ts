@@ -26,6 +26,7 @@ export const deploymentRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'POST',
     url: '/api/v1/sites/:site/deployments',
+    operationId: 'createDeployment',
     summary: 'Deploy a site from its source',
     tag: 'Deployments',
     auth: 'write',
@@ -47,6 +48,7 @@ export const deploymentRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/sites/:site/deployments',
+    operationId: 'listDeployments',
     summary: 'List a site’s deployments',
     tag: 'Deployments',
     auth: 'read',
@@ -60,6 +62,7 @@ export const deploymentRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/deployments/:deployment',
+    operationId: 'getDeployment',
     summary: 'Retrieve one deployment',
     tag: 'Deployments',
     auth: 'read',
@@ -73,6 +76,7 @@ export const deploymentRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'POST',
     url: '/api/v1/deployments/:deployment/cancel',
+    operationId: 'cancelDeployment',
     summary: 'Cancel a deployment',
     tag: 'Deployments',
     auth: 'write',
@@ -97,6 +101,7 @@ export const deploymentRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'POST',
     url: '/api/v1/sites/:site/rollback',
+    operationId: 'rollbackSite',
     summary: 'Roll a site back to a kept release',
     tag: 'Deployments',
     auth: 'write',

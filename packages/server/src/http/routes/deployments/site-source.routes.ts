@@ -17,6 +17,7 @@ export const siteSourceRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/sites/:site/source',
+    operationId: 'getSiteSource',
     summary: 'The repository a site deploys from',
     tag: 'Deployments',
     auth: 'read',
@@ -31,6 +32,7 @@ export const siteSourceRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'PUT',
     url: '/api/v1/sites/:site/source',
+    operationId: 'setSiteSource',
     summary: 'Bind a site to a repository (or null to unbind)',
     tag: 'Deployments',
     auth: 'write',
@@ -62,6 +64,7 @@ export const siteSourceRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'DELETE',
     url: '/api/v1/sites/:site/source',
+    operationId: 'unbindSiteSource',
     summary: 'Unbind a site from its repository',
     tag: 'Deployments',
     auth: 'write',

@@ -18,6 +18,7 @@ export const dnsProfileRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'POST',
     url: '/api/v1/dns-profiles',
+    operationId: 'createDnsProfile',
     summary: 'Store DNS provider credentials',
     tag: 'DNS profiles',
     auth: 'write',
@@ -31,6 +32,7 @@ export const dnsProfileRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/dns-profiles',
+    operationId: 'listDnsProfiles',
     summary: 'List DNS profiles',
     tag: 'DNS profiles',
     auth: 'read',
@@ -40,6 +42,7 @@ export const dnsProfileRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/dns-profiles/:profile',
+    operationId: 'getDnsProfile',
     summary: 'Retrieve a DNS profile',
     tag: 'DNS profiles',
     auth: 'read',
@@ -50,6 +53,7 @@ export const dnsProfileRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'DELETE',
     url: '/api/v1/dns-profiles/:profile',
+    operationId: 'deleteDnsProfile',
     summary: 'Delete a DNS profile no site uses',
     tag: 'DNS profiles',
     auth: 'write',
@@ -63,6 +67,7 @@ export const dnsProfileRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'POST',
     url: '/api/v1/dns-profiles/:profile/verify',
+    operationId: 'verifyDnsProfile',
     summary: 'Check the credentials against the provider',
     tag: 'DNS profiles',
     auth: 'write',

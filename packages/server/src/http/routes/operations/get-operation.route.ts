@@ -9,6 +9,7 @@ import type { RouteDef } from '../../route.js';
 export const getOperationRoute = (deps: UseCaseDeps): RouteDef => ({
   method: 'GET',
   url: '/api/v1/operations/:operation',
+  operationId: 'getOperation',
   summary: 'Progress of a create or delete: steps and log lines',
   tag: 'Operations',
   auth: 'read',

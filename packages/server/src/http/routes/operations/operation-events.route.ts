@@ -18,6 +18,7 @@ const KEEP_ALIVE_MS = 15_000;
 export const operationEventsRoute = (deps: UseCaseDeps & { changes: ChangeNotifier }): RouteDef => ({
   method: 'GET',
   url: '/api/v1/operations/:operation/events',
+  operationId: 'streamOperationEvents',
   summary: 'Follow an operation live: server-sent events `step`, `log`, `status`, then `end`',
   tag: 'Operations',
   auth: 'read',

@@ -14,6 +14,7 @@ export const serverRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'POST',
     url: '/api/v1/servers',
+    operationId: 'createServer',
     summary: 'Register a server (ssh, local or dry-run)',
     tag: 'Servers',
     auth: 'write',
@@ -35,6 +36,7 @@ export const serverRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/servers',
+    operationId: 'listServers',
     summary: 'List servers',
     tag: 'Servers',
     auth: 'read',
@@ -44,6 +46,7 @@ export const serverRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/servers/:server',
+    operationId: 'getServer',
     summary: 'Retrieve a server',
     tag: 'Servers',
     auth: 'read',
@@ -54,6 +57,7 @@ export const serverRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'DELETE',
     url: '/api/v1/servers/:server',
+    operationId: 'deleteServer',
     summary: 'Remove a server without sites',
     tag: 'Servers',
     auth: 'write',
@@ -67,6 +71,7 @@ export const serverRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'POST',
     url: '/api/v1/servers/:server/verify',
+    operationId: 'verifyServer',
     summary: 'Connect, pin the host key and record the facts',
     tag: 'Servers',
     auth: 'write',
@@ -84,6 +89,7 @@ export const serverRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'POST',
     url: '/api/v1/servers/:server/users',
+    operationId: 'createServerUser',
     summary: 'Add a server user (owner of sites)',
     tag: 'Servers',
     auth: 'write',
@@ -98,6 +104,7 @@ export const serverRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/servers/:server/users',
+    operationId: 'listServerUsers',
     summary: 'List server users',
     tag: 'Servers',
     auth: 'read',

@@ -22,6 +22,7 @@ export const vcProfileRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/vc-profiles',
+    operationId: 'listVcProfiles',
     summary: 'List version control profiles',
     tag: 'Version control',
     auth: 'read',
@@ -31,6 +32,7 @@ export const vcProfileRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/vc-profiles/:profile',
+    operationId: 'getVcProfile',
     summary: 'Retrieve one profile',
     tag: 'Version control',
     auth: 'read',
@@ -41,6 +43,7 @@ export const vcProfileRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'POST',
     url: '/api/v1/vc-profiles',
+    operationId: 'createVcProfile',
     summary: 'Add a profile (token checked against the provider)',
     tag: 'Version control',
     auth: 'write',
@@ -60,6 +63,7 @@ export const vcProfileRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'DELETE',
     url: '/api/v1/vc-profiles/:profile',
+    operationId: 'deleteVcProfile',
     summary: 'Delete a profile',
     tag: 'Version control',
     auth: 'write',
@@ -73,6 +77,7 @@ export const vcProfileRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/vc-profiles/:profile/repos',
+    operationId: 'listRepositories',
     summary: 'The repositories behind a profile',
     tag: 'Version control',
     auth: 'read',
@@ -95,6 +100,7 @@ export const vcProfileRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/vc-profiles/:profile/repos/*',
+    operationId: 'getRepository',
     summary: 'One repository with default_branch and branches',
     tag: 'Version control',
     auth: 'read',

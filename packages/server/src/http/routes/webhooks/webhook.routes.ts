@@ -34,6 +34,7 @@ export const webhookRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/sites/:site/webhook',
+    operationId: 'getSiteWebhook',
     summary: 'The site’s push webhook: its URLs and branch filter (never its secrets)',
     tag: 'Deployments',
     auth: 'read',
@@ -47,6 +48,7 @@ export const webhookRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'POST',
     url: '/api/v1/sites/:site/webhook',
+    operationId: 'setSiteWebhook',
     summary: 'Create the push webhook, or rotate its secret and trigger URL, or change its branches',
     tag: 'Deployments',
     auth: 'write',
@@ -98,6 +100,7 @@ export const webhookRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'DELETE',
     url: '/api/v1/sites/:site/webhook',
+    operationId: 'deleteSiteWebhook',
     summary: 'Turn the push webhook off (its secret and trigger URL stop working)',
     tag: 'Deployments',
     auth: 'write',
@@ -111,6 +114,7 @@ export const webhookRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/sites/:site/webhook/deliveries',
+    operationId: 'listSiteWebhookDeliveries',
     summary: 'The last 100 hooks received for the site, each accepted, ignored or rejected with its reason',
     tag: 'Deployments',
     auth: 'read',
