@@ -56,7 +56,7 @@ export function buildOpenApi(routes: RouteDef[], version: string) {
       ...(route.body
         ? {
             requestBody: {
-              required: route.method === 'POST' && !route.bodyOptional,
+              required: route.method !== 'DELETE' && !route.bodyOptional,
               content: { 'application/json': { schema: toJsonSchema(route.body) } },
             },
           }

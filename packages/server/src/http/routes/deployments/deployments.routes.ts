@@ -6,14 +6,11 @@ import { rollbackSite } from '../../../use-cases/deployments/rollback.js';
 import { startDeployment } from '../../../use-cases/deployments/start-deployment.js';
 import type { UseCaseDeps } from '../../../use-cases/deps.js';
 import type { RouteDef } from '../../route.js';
+import { PAGE_QUERY } from '../page-query.js';
 import { paged } from '../paged.js';
 
 const site = (req: { params: unknown }) => (req.params as { site: string }).site;
 const deployment = (req: { params: unknown }) => (req.params as { deployment: string }).deployment;
-const PAGE_QUERY = T.Object({
-  limit: T.Optional(T.Integer({ minimum: 1, maximum: 500, default: 100 })),
-  cursor: T.Optional(T.String({ description: 'meta.next_cursor of the previous page' })),
-});
 const ACCEPTED = {
   description:
     'Accepted; follow the operation (GET /api/v1/operations/<uuid>) for steps and log lines. Deploys still queued for the site were superseded by this one (`superseded_by`).',

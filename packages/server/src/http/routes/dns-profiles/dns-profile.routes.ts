@@ -9,6 +9,7 @@ import {
   verifyDnsProfile,
 } from '../../../use-cases/dns-profiles/manage-dns-profiles.js';
 import type { RouteDef } from '../../route.js';
+import { PAGE_QUERY } from '../page-query.js';
 import { paged } from '../paged.js';
 
 const id = (req: { params: unknown }) => (req.params as { profile: string }).profile;
@@ -33,6 +34,7 @@ export const dnsProfileRoutes = (deps: UseCaseDeps): RouteDef[] => [
     method: 'GET',
     url: '/api/v1/dns-profiles',
     operationId: 'listDnsProfiles',
+    query: PAGE_QUERY,
     summary: 'List DNS profiles',
     tag: 'DNS profiles',
     auth: 'read',

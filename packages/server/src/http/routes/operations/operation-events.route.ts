@@ -23,6 +23,11 @@ export const operationEventsRoute = (deps: UseCaseDeps & { changes: ChangeNotifi
   tag: 'Operations',
   auth: 'read',
   params: { operation: 'Operation UUID' },
+  query: T.Object({
+    after: T.Optional(
+      T.Integer({ minimum: 0, description: 'Resume after this event id (the Last-Event-ID header wins when both are sent)' }),
+    ),
+  }),
   responses: {
     200: {
       description:

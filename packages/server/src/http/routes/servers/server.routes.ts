@@ -5,6 +5,7 @@ import { createServer, deleteServer, findServer, listServers, verifyServer } fro
 import { serverRecord } from '../../../use-cases/servers/server-record.js';
 import { createServerUser, listServerUsers } from '../../../use-cases/servers/server-users.js';
 import type { RouteDef } from '../../route.js';
+import { PAGE_QUERY } from '../page-query.js';
 import { paged } from '../paged.js';
 
 const id = (req: { params: unknown }) => (req.params as { server: string }).server;
@@ -37,6 +38,7 @@ export const serverRoutes = (deps: UseCaseDeps): RouteDef[] => [
     method: 'GET',
     url: '/api/v1/servers',
     operationId: 'listServers',
+    query: PAGE_QUERY,
     summary: 'List servers',
     tag: 'Servers',
     auth: 'read',
@@ -105,6 +107,7 @@ export const serverRoutes = (deps: UseCaseDeps): RouteDef[] => [
     method: 'GET',
     url: '/api/v1/servers/:server/users',
     operationId: 'listServerUsers',
+    query: PAGE_QUERY,
     summary: 'List server users',
     tag: 'Servers',
     auth: 'read',

@@ -14,6 +14,7 @@ import { registerHookAtProvider } from '../../../use-cases/webhooks/register-at-
 import { configureWebhook, deleteWebhook, getWebhook } from '../../../use-cases/webhooks/webhook-config.js';
 import type { RouteDef } from '../../route.js';
 import { assertMatches } from '../../validate-schema.js';
+import { PAGE_QUERY } from '../page-query.js';
 import { paged } from '../paged.js';
 
 const site = (req: { params: unknown }) => (req.params as { site: string }).site;
@@ -115,6 +116,7 @@ export const webhookRoutes = (deps: UseCaseDeps): RouteDef[] => [
     method: 'GET',
     url: '/api/v1/sites/:site/webhook/deliveries',
     operationId: 'listSiteWebhookDeliveries',
+    query: PAGE_QUERY,
     summary: 'The last 100 hooks received for the site, each accepted, ignored or rejected with its reason',
     tag: 'Deployments',
     auth: 'read',
