@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
+import { CREATE_SITE_BODIES, CreateSiteBody } from './create-site.js';
 import {
   CreateDeploymentBody,
   DeployHookSchema,
@@ -18,7 +19,6 @@ import {
   CreatedSiteSchema,
   CreateServerBody,
   CreateServerUserBody,
-  CreateSiteBody,
   CreateVcProfileBody,
   DeleteSiteBody,
   DnsProfileSchema,
@@ -32,10 +32,10 @@ import {
   RepositorySchema,
   ServerRecordSchema,
   ServerUserSchema,
-  SiteOptionsSchema,
   SiteRecordSchema,
   VcProfileSchema,
 } from './schemas.js';
+import { SITE_TYPE_IDS, SITE_TYPES } from './site-types.js';
 import { ConfigureWebhookBody, HookAnswerSchema, TriggerBody, WebhookDeliverySchema, WebhookSchema } from './webhooks.js';
 
 /**
@@ -50,7 +50,7 @@ export const NAMED_SCHEMAS: Readonly<Record<string, TSchema>> = {
   OperationRef,
   Operation: OperationSchema,
   CreateSiteRequest: CreateSiteBody,
-  SiteOptions: SiteOptionsSchema,
+  ...Object.fromEntries(SITE_TYPE_IDS.map((id) => [createSiteSchemaName(id), CREATE_SITE_BODIES[id]])),
   Site: SiteRecordSchema,
   CreatedSite: CreatedSiteSchema,
   DeleteSiteRequest: DeleteSiteBody,
@@ -83,3 +83,9 @@ export const NAMED_SCHEMAS: Readonly<Record<string, TSchema>> = {
   HookAnswer: HookAnswerSchema,
   TriggerRequest: TriggerBody,
 };
+
+/** CreateLaravelSiteRequest, CreateStaticHtmlSiteRequest, …: the component of one type's create body. */
+export function createSiteSchemaName(id: keyof typeof CREATE_SITE_BODIES): string {
+  const words = SITE_TYPES[id].displayName.split(/[^A-Za-z0-9]+/);
+  return `Create${words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('')}SiteRequest`;
+}

@@ -549,53 +549,604 @@ export interface components {
             }[];
             next_after: number | null;
         };
-        CreateSiteRequest: {
+        /** @description One schema per site type, chosen by `type`; each lists the options of its type. */
+        CreateSiteRequest: components["schemas"]["CreateLaravelSiteRequest"] | components["schemas"]["CreatePHPSiteRequest"] | components["schemas"]["CreateWordPressSiteRequest"] | components["schemas"]["CreatePhpMyAdminSiteRequest"] | components["schemas"]["CreateAdonisSiteRequest"] | components["schemas"]["CreateNuxtSSRSiteRequest"] | components["schemas"]["CreateNuxtStaticSiteRequest"] | components["schemas"]["CreateNextSSRSiteRequest"] | components["schemas"]["CreateNodeJSSSRSiteRequest"] | components["schemas"]["CreateNodeJSStaticSiteRequest"] | components["schemas"]["CreateStrapiSiteRequest"] | components["schemas"]["CreateDirectusSiteRequest"] | components["schemas"]["CreateGenericPortSiteRequest"] | components["schemas"]["CreateSoketiSiteRequest"] | components["schemas"]["CreateStaticHTMLSiteRequest"];
+        /** Laravel */
+        CreateLaravelSiteRequest: {
+            /**
+             * @description laravel; the display name "Laravel" is accepted too (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "laravel";
             /** Format: uuid */
             server: string;
             /** Format: uuid */
             serverUser: string;
-            /** @description One of laravel, php, wordpress, phpmyadmin, adonis, nuxt-ssr, nuxt-static, next-ssr, nodejs-ssr, nodejs-static, strapi, directus, generic-port, soketi, static-html; display names such as "Static HTML" are accepted. */
-            type: string;
+            /** @description Required unless freeDomain is true */
             domain?: string;
             freeDomain?: boolean;
+            /** @description Required with a custom domain */
             ssl?: boolean;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description Required when ssl is true
+             */
             sslEmail?: string;
             sslProvider?: "letsencrypt" | "zerossl";
-            supportsLivewire?: boolean;
+            includeWwwSslCert?: boolean;
             wildcard?: boolean;
+            /** @description Required when wildcard is true */
             dnsProfile?: {
                 /** Format: uuid */
                 uuid: string;
                 provider: "cloudflare" | "digitalocean" | "porkbun" | "aws";
             };
-            includeWwwSslCert?: boolean;
-            site_type_version?: number;
-            options: components["schemas"]["SiteOptions"];
+            supportsLivewire?: boolean;
+            /** @description The options of Laravel sites */
+            options: {
+                phpVersion?: "8.5" | "8.4" | "8.3" | "8.2" | "8.1" | "8.0" | "7.4" | "7.3" | "7.2";
+                enableCache?: boolean;
+                /** @description Relative to the site root: letters, digits, . _ - and /, without .. */
+                webDirectory?: string;
+                shouldCreateDatabaseAndUser?: boolean;
+                database?: string;
+                databaseUser?: string;
+                databasePassword?: string;
+                useCachingSha2Password?: boolean;
+                preferredDbServer?: "mysql82" | "mysql80" | "mysql57" | "mariadb1011" | "mariadb1010" | "mariadb107" | "mariadb106" | "mariadb104" | "mariadb102" | "postgresql17" | "postgresql15" | "postgresql14" | "postgresql13" | "postgresql12";
+            };
         };
-        /** @description Type-specific settings (spec §2.2). Options that do not apply to the type are refused with 422. */
-        SiteOptions: {
-            phpVersion?: "8.5" | "8.4" | "8.3" | "8.2" | "8.1" | "8.0" | "7.4" | "7.3" | "7.2";
-            nodejsVersion?: "24.x" | "22.x" | "20.x" | "18.x" | "16.x" | "14.x" | "12.x";
-            buildCommand?: string;
-            enableCache?: boolean;
-            shouldCreateDatabaseAndUser?: boolean;
-            database?: string;
-            databaseUser?: string;
-            databasePassword?: string;
-            useCachingSha2Password?: boolean;
-            preferredDbServer?: "mysql82" | "mysql80" | "mysql57" | "mariadb1011" | "mariadb1010" | "mariadb107" | "mariadb106" | "mariadb104" | "mariadb102" | "postgresql17" | "postgresql15" | "postgresql14" | "postgresql13" | "postgresql12";
-            site_type_version?: number;
-            directusReleaseType?: "patch" | "minor";
-            port?: number;
-            artifactPath?: string;
-            webDirectory?: string;
-            performInstallSetup?: boolean;
-            wpAdminSetup?: {
-                title: string;
-                adminUser: string;
-                adminPassword: string;
-                adminEmail: string;
+        /** PHP */
+        CreatePHPSiteRequest: {
+            /**
+             * @description php; the display name "PHP" is accepted too (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "php";
+            /** Format: uuid */
+            server: string;
+            /** Format: uuid */
+            serverUser: string;
+            /** @description Required unless freeDomain is true */
+            domain?: string;
+            freeDomain?: boolean;
+            /** @description Required with a custom domain */
+            ssl?: boolean;
+            /**
+             * Format: email
+             * @description Required when ssl is true
+             */
+            sslEmail?: string;
+            sslProvider?: "letsencrypt" | "zerossl";
+            includeWwwSslCert?: boolean;
+            wildcard?: boolean;
+            /** @description Required when wildcard is true */
+            dnsProfile?: {
+                /** Format: uuid */
+                uuid: string;
+                provider: "cloudflare" | "digitalocean" | "porkbun" | "aws";
+            };
+            /** @description The options of PHP sites */
+            options: {
+                phpVersion?: "8.5" | "8.4" | "8.3" | "8.2" | "8.1" | "8.0" | "7.4" | "7.3" | "7.2";
+                /** @description Relative to the site root: letters, digits, . _ - and /, without .. */
+                webDirectory?: string;
+                shouldCreateDatabaseAndUser?: boolean;
+                database?: string;
+                databaseUser?: string;
+                databasePassword?: string;
+                useCachingSha2Password?: boolean;
+                preferredDbServer?: "mysql82" | "mysql80" | "mysql57" | "mariadb1011" | "mariadb1010" | "mariadb107" | "mariadb106" | "mariadb104" | "mariadb102" | "postgresql17" | "postgresql15" | "postgresql14" | "postgresql13" | "postgresql12";
+            };
+        };
+        /** WordPress */
+        CreateWordPressSiteRequest: {
+            /**
+             * @description wordpress; the display name "WordPress" is accepted too (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "wordpress";
+            /** Format: uuid */
+            server: string;
+            /** Format: uuid */
+            serverUser: string;
+            /** @description Required unless freeDomain is true */
+            domain?: string;
+            freeDomain?: boolean;
+            /** @description Required with a custom domain */
+            ssl?: boolean;
+            /**
+             * Format: email
+             * @description Required when ssl is true
+             */
+            sslEmail?: string;
+            sslProvider?: "letsencrypt" | "zerossl";
+            includeWwwSslCert?: boolean;
+            wildcard?: boolean;
+            /** @description Required when wildcard is true */
+            dnsProfile?: {
+                /** Format: uuid */
+                uuid: string;
+                provider: "cloudflare" | "digitalocean" | "porkbun" | "aws";
+            };
+            /** @description The options of WordPress sites */
+            options: {
+                phpVersion?: "8.5" | "8.4" | "8.3" | "8.2" | "8.1" | "8.0" | "7.4" | "7.3" | "7.2";
+                /** @default true */
+                performInstallSetup: boolean;
+                /** @description Required unless performInstallSetup is false */
+                wpAdminSetup?: {
+                    title: string;
+                    adminUser: string;
+                    adminPassword: string;
+                    adminEmail: string;
+                };
+                shouldCreateDatabaseAndUser?: boolean;
+                database?: string;
+                databaseUser?: string;
+                databasePassword?: string;
+                useCachingSha2Password?: boolean;
+                preferredDbServer?: "mysql82" | "mysql80" | "mysql57" | "mariadb1011" | "mariadb1010" | "mariadb107" | "mariadb106" | "mariadb104" | "mariadb102" | "postgresql17" | "postgresql15" | "postgresql14" | "postgresql13" | "postgresql12";
+            };
+        };
+        /** phpMyAdmin */
+        CreatePhpMyAdminSiteRequest: {
+            /**
+             * @description phpmyadmin; the display name "phpMyAdmin" is accepted too (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "phpmyadmin";
+            /** Format: uuid */
+            server: string;
+            /** Format: uuid */
+            serverUser: string;
+            /** @description Required unless freeDomain is true */
+            domain?: string;
+            freeDomain?: boolean;
+            /** @description Required with a custom domain */
+            ssl?: boolean;
+            /**
+             * Format: email
+             * @description Required when ssl is true
+             */
+            sslEmail?: string;
+            sslProvider?: "letsencrypt" | "zerossl";
+            includeWwwSslCert?: boolean;
+            /** @description The options of phpMyAdmin sites */
+            options: {
+                phpVersion?: "8.5" | "8.4" | "8.3" | "8.2" | "8.1" | "8.0" | "7.4" | "7.3" | "7.2";
+                shouldCreateDatabaseAndUser?: boolean;
+                database?: string;
+                databaseUser?: string;
+                databasePassword?: string;
+                useCachingSha2Password?: boolean;
+                preferredDbServer?: "mysql82" | "mysql80" | "mysql57" | "mariadb1011" | "mariadb1010" | "mariadb107" | "mariadb106" | "mariadb104" | "mariadb102" | "postgresql17" | "postgresql15" | "postgresql14" | "postgresql13" | "postgresql12";
+            };
+        };
+        /** Adonis */
+        CreateAdonisSiteRequest: {
+            /**
+             * @description adonis; the display name "Adonis" is accepted too (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "adonis";
+            /** Format: uuid */
+            server: string;
+            /** Format: uuid */
+            serverUser: string;
+            /** @description Required unless freeDomain is true */
+            domain?: string;
+            freeDomain?: boolean;
+            /** @description Required with a custom domain */
+            ssl?: boolean;
+            /**
+             * Format: email
+             * @description Required when ssl is true
+             */
+            sslEmail?: string;
+            sslProvider?: "letsencrypt" | "zerossl";
+            includeWwwSslCert?: boolean;
+            site_type_version?: 5 | 6 | 7;
+            wildcard?: boolean;
+            /** @description Required when wildcard is true */
+            dnsProfile?: {
+                /** Format: uuid */
+                uuid: string;
+                provider: "cloudflare" | "digitalocean" | "porkbun" | "aws";
+            };
+            /** @description The options of Adonis sites */
+            options: {
+                nodejsVersion?: "24.x" | "22.x" | "20.x" | "18.x" | "16.x" | "14.x" | "12.x";
+                /** @description One line */
+                buildCommand?: string;
+                shouldCreateDatabaseAndUser?: boolean;
+                database?: string;
+                databaseUser?: string;
+                databasePassword?: string;
+                useCachingSha2Password?: boolean;
+                preferredDbServer?: "mysql82" | "mysql80" | "mysql57" | "mariadb1011" | "mariadb1010" | "mariadb107" | "mariadb106" | "mariadb104" | "mariadb102" | "postgresql17" | "postgresql15" | "postgresql14" | "postgresql13" | "postgresql12";
+                site_type_version?: 5 | 6 | 7;
+            };
+        };
+        /** Nuxt SSR */
+        CreateNuxtSSRSiteRequest: {
+            /**
+             * @description nuxt-ssr; the display name "Nuxt SSR" is accepted too (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "nuxt-ssr";
+            /** Format: uuid */
+            server: string;
+            /** Format: uuid */
+            serverUser: string;
+            /** @description Required unless freeDomain is true */
+            domain?: string;
+            freeDomain?: boolean;
+            /** @description Required with a custom domain */
+            ssl?: boolean;
+            /**
+             * Format: email
+             * @description Required when ssl is true
+             */
+            sslEmail?: string;
+            sslProvider?: "letsencrypt" | "zerossl";
+            includeWwwSslCert?: boolean;
+            site_type_version?: 2 | 3 | 4;
+            wildcard?: boolean;
+            /** @description Required when wildcard is true */
+            dnsProfile?: {
+                /** Format: uuid */
+                uuid: string;
+                provider: "cloudflare" | "digitalocean" | "porkbun" | "aws";
+            };
+            /** @description The options of Nuxt SSR sites */
+            options: {
+                nodejsVersion?: "24.x" | "22.x" | "20.x" | "18.x" | "16.x" | "14.x" | "12.x";
+                /** @description One line */
+                buildCommand?: string;
+                site_type_version?: 2 | 3 | 4;
+            };
+        };
+        /** Nuxt Static */
+        CreateNuxtStaticSiteRequest: {
+            /**
+             * @description nuxt-static; the display name "Nuxt Static" is accepted too (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "nuxt-static";
+            /** Format: uuid */
+            server: string;
+            /** Format: uuid */
+            serverUser: string;
+            /** @description Required unless freeDomain is true */
+            domain?: string;
+            freeDomain?: boolean;
+            /** @description Required with a custom domain */
+            ssl?: boolean;
+            /**
+             * Format: email
+             * @description Required when ssl is true
+             */
+            sslEmail?: string;
+            sslProvider?: "letsencrypt" | "zerossl";
+            includeWwwSslCert?: boolean;
+            site_type_version?: 2 | 3 | 4;
+            wildcard?: boolean;
+            /** @description Required when wildcard is true */
+            dnsProfile?: {
+                /** Format: uuid */
+                uuid: string;
+                provider: "cloudflare" | "digitalocean" | "porkbun" | "aws";
+            };
+            /** @description The options of Nuxt Static sites */
+            options: {
+                nodejsVersion?: "24.x" | "22.x" | "20.x" | "18.x" | "16.x" | "14.x" | "12.x";
+                /** @description One line */
+                buildCommand?: string;
+                site_type_version?: 2 | 3 | 4;
+            };
+        };
+        /** Next SSR */
+        CreateNextSSRSiteRequest: {
+            /**
+             * @description next-ssr; the display name "Next SSR" is accepted too (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "next-ssr";
+            /** Format: uuid */
+            server: string;
+            /** Format: uuid */
+            serverUser: string;
+            /** @description Required unless freeDomain is true */
+            domain?: string;
+            freeDomain?: boolean;
+            /** @description Required with a custom domain */
+            ssl?: boolean;
+            /**
+             * Format: email
+             * @description Required when ssl is true
+             */
+            sslEmail?: string;
+            sslProvider?: "letsencrypt" | "zerossl";
+            includeWwwSslCert?: boolean;
+            wildcard?: boolean;
+            /** @description Required when wildcard is true */
+            dnsProfile?: {
+                /** Format: uuid */
+                uuid: string;
+                provider: "cloudflare" | "digitalocean" | "porkbun" | "aws";
+            };
+            /** @description The options of Next SSR sites */
+            options: {
+                nodejsVersion?: "24.x" | "22.x" | "20.x" | "18.x" | "16.x" | "14.x" | "12.x";
+                /** @description One line */
+                buildCommand?: string;
+            };
+        };
+        /** NodeJS SSR */
+        CreateNodeJSSSRSiteRequest: {
+            /**
+             * @description nodejs-ssr; the display name "NodeJS SSR" is accepted too (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "nodejs-ssr";
+            /** Format: uuid */
+            server: string;
+            /** Format: uuid */
+            serverUser: string;
+            /** @description Required unless freeDomain is true */
+            domain?: string;
+            freeDomain?: boolean;
+            /** @description Required with a custom domain */
+            ssl?: boolean;
+            /**
+             * Format: email
+             * @description Required when ssl is true
+             */
+            sslEmail?: string;
+            sslProvider?: "letsencrypt" | "zerossl";
+            includeWwwSslCert?: boolean;
+            wildcard?: boolean;
+            /** @description Required when wildcard is true */
+            dnsProfile?: {
+                /** Format: uuid */
+                uuid: string;
+                provider: "cloudflare" | "digitalocean" | "porkbun" | "aws";
+            };
+            /** @description The options of NodeJS SSR sites */
+            options: {
+                nodejsVersion?: "24.x" | "22.x" | "20.x" | "18.x" | "16.x" | "14.x" | "12.x";
+                /** @description One line */
+                buildCommand?: string;
+                /** @description Relative to the site root: letters, digits, . _ - and /, without .. */
+                artifactPath?: string;
+            };
+        };
+        /** NodeJS Static */
+        CreateNodeJSStaticSiteRequest: {
+            /**
+             * @description nodejs-static; the display name "NodeJS Static" is accepted too (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "nodejs-static";
+            /** Format: uuid */
+            server: string;
+            /** Format: uuid */
+            serverUser: string;
+            /** @description Required unless freeDomain is true */
+            domain?: string;
+            freeDomain?: boolean;
+            /** @description Required with a custom domain */
+            ssl?: boolean;
+            /**
+             * Format: email
+             * @description Required when ssl is true
+             */
+            sslEmail?: string;
+            sslProvider?: "letsencrypt" | "zerossl";
+            includeWwwSslCert?: boolean;
+            wildcard?: boolean;
+            /** @description Required when wildcard is true */
+            dnsProfile?: {
+                /** Format: uuid */
+                uuid: string;
+                provider: "cloudflare" | "digitalocean" | "porkbun" | "aws";
+            };
+            /** @description The options of NodeJS Static sites (artifactPath required) */
+            options: {
+                nodejsVersion?: "24.x" | "22.x" | "20.x" | "18.x" | "16.x" | "14.x" | "12.x";
+                /** @description One line */
+                buildCommand?: string;
+                /** @description Relative to the site root: letters, digits, . _ - and /, without .. */
+                artifactPath: string;
+            };
+        };
+        /** Strapi */
+        CreateStrapiSiteRequest: {
+            /**
+             * @description strapi; the display name "Strapi" is accepted too (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "strapi";
+            /** Format: uuid */
+            server: string;
+            /** Format: uuid */
+            serverUser: string;
+            /** @description Required unless freeDomain is true */
+            domain?: string;
+            freeDomain?: boolean;
+            /** @description Required with a custom domain */
+            ssl?: boolean;
+            /**
+             * Format: email
+             * @description Required when ssl is true
+             */
+            sslEmail?: string;
+            sslProvider?: "letsencrypt" | "zerossl";
+            includeWwwSslCert?: boolean;
+            site_type_version?: 3 | 4 | 5;
+            wildcard?: boolean;
+            /** @description Required when wildcard is true */
+            dnsProfile?: {
+                /** Format: uuid */
+                uuid: string;
+                provider: "cloudflare" | "digitalocean" | "porkbun" | "aws";
+            };
+            /** @description The options of Strapi sites */
+            options: {
+                nodejsVersion?: "24.x" | "22.x" | "20.x" | "18.x" | "16.x" | "14.x" | "12.x";
+                /** @description One line */
+                buildCommand?: string;
+                shouldCreateDatabaseAndUser?: boolean;
+                database?: string;
+                databaseUser?: string;
+                databasePassword?: string;
+                useCachingSha2Password?: boolean;
+                preferredDbServer?: "mysql82" | "mysql80" | "mysql57" | "mariadb1011" | "mariadb1010" | "mariadb107" | "mariadb106" | "mariadb104" | "mariadb102" | "postgresql17" | "postgresql15" | "postgresql14" | "postgresql13" | "postgresql12";
+                site_type_version?: 3 | 4 | 5;
+            };
+        };
+        /** Directus */
+        CreateDirectusSiteRequest: {
+            /**
+             * @description directus; the display name "Directus" is accepted too (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "directus";
+            /** Format: uuid */
+            server: string;
+            /** Format: uuid */
+            serverUser: string;
+            /** @description Required unless freeDomain is true */
+            domain?: string;
+            freeDomain?: boolean;
+            /** @description Required with a custom domain */
+            ssl?: boolean;
+            /**
+             * Format: email
+             * @description Required when ssl is true
+             */
+            sslEmail?: string;
+            sslProvider?: "letsencrypt" | "zerossl";
+            includeWwwSslCert?: boolean;
+            site_type_version?: 10 | 11;
+            wildcard?: boolean;
+            /** @description Required when wildcard is true */
+            dnsProfile?: {
+                /** Format: uuid */
+                uuid: string;
+                provider: "cloudflare" | "digitalocean" | "porkbun" | "aws";
+            };
+            /** @description The options of Directus sites */
+            options: {
+                nodejsVersion?: "24.x" | "22.x" | "20.x" | "18.x" | "16.x" | "14.x" | "12.x";
+                directusReleaseType?: "patch" | "minor";
+                shouldCreateDatabaseAndUser?: boolean;
+                database?: string;
+                databaseUser?: string;
+                databasePassword?: string;
+                useCachingSha2Password?: boolean;
+                preferredDbServer?: "mysql82" | "mysql80" | "mysql57" | "mariadb1011" | "mariadb1010" | "mariadb107" | "mariadb106" | "mariadb104" | "mariadb102" | "postgresql17" | "postgresql15" | "postgresql14" | "postgresql13" | "postgresql12";
+                site_type_version?: 10 | 11;
+            };
+        };
+        /** Generic Port */
+        CreateGenericPortSiteRequest: {
+            /**
+             * @description generic-port; the display name "Generic Port" is accepted too (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "generic-port";
+            /** Format: uuid */
+            server: string;
+            /** Format: uuid */
+            serverUser: string;
+            /** @description Required unless freeDomain is true */
+            domain?: string;
+            freeDomain?: boolean;
+            /** @description Required with a custom domain */
+            ssl?: boolean;
+            /**
+             * Format: email
+             * @description Required when ssl is true
+             */
+            sslEmail?: string;
+            sslProvider?: "letsencrypt" | "zerossl";
+            includeWwwSslCert?: boolean;
+            wildcard?: boolean;
+            /** @description Required when wildcard is true */
+            dnsProfile?: {
+                /** Format: uuid */
+                uuid: string;
+                provider: "cloudflare" | "digitalocean" | "porkbun" | "aws";
+            };
+            /** @description The options of Generic Port sites (port required) */
+            options: {
+                port: number;
+            };
+        };
+        /** Soketi */
+        CreateSoketiSiteRequest: {
+            /**
+             * @description soketi; the display name "Soketi" is accepted too (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "soketi";
+            /** Format: uuid */
+            server: string;
+            /** Format: uuid */
+            serverUser: string;
+            /** @description Required unless freeDomain is true */
+            domain?: string;
+            freeDomain?: boolean;
+            /** @description Required with a custom domain */
+            ssl?: boolean;
+            /**
+             * Format: email
+             * @description Required when ssl is true
+             */
+            sslEmail?: string;
+            sslProvider?: "letsencrypt" | "zerossl";
+            includeWwwSslCert?: boolean;
+            /** @description The options of Soketi sites */
+            options: {
+                nodejsVersion?: "24.x" | "22.x" | "20.x" | "18.x" | "16.x" | "14.x" | "12.x";
+            };
+        };
+        /** Static HTML */
+        CreateStaticHTMLSiteRequest: {
+            /**
+             * @description static-html; the display name "Static HTML" is accepted too (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "static-html";
+            /** Format: uuid */
+            server: string;
+            /** Format: uuid */
+            serverUser: string;
+            /** @description Required unless freeDomain is true */
+            domain?: string;
+            freeDomain?: boolean;
+            /** @description Required with a custom domain */
+            ssl?: boolean;
+            /**
+             * Format: email
+             * @description Required when ssl is true
+             */
+            sslEmail?: string;
+            sslProvider?: "letsencrypt" | "zerossl";
+            includeWwwSslCert?: boolean;
+            wildcard?: boolean;
+            /** @description Required when wildcard is true */
+            dnsProfile?: {
+                /** Format: uuid */
+                uuid: string;
+                provider: "cloudflare" | "digitalocean" | "porkbun" | "aws";
+            };
+            /** @description The options of Static HTML sites */
+            options: {
+                /** @description Relative to the site root: letters, digits, . _ - and /, without .. */
+                webDirectory?: string;
             };
         };
         Site: {

@@ -111,7 +111,25 @@ function toJsonSchema(schema: unknown, self?: unknown): unknown {
   if (typeof schema !== 'object' || schema === null) return schema;
   const name = schema === self ? undefined : NAME_OF.get(schema);
   if (name) return { $ref: `#/components/schemas/${name}` };
-  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, toJsonSchema(v)]));
+  const json = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, toJsonSchema(v)]));
+  return 'discriminator' in json ? discriminated(json) : json;
+}
+
+/**
+ * A TypeBox union with a discriminator (the site create body) is a oneOf in the document, its
+ * mapping naming each branch's component, as OpenAPI tools expect of a discriminated union.
+ */
+function discriminated(json: Record<string, unknown>): Record<string, unknown> {
+  const { anyOf, discriminator, ...rest } = json as { anyOf: { $ref?: string }[]; discriminator: { propertyName: string } };
+  const mapping: Record<string, string> = {};
+  for (const branch of anyOf) {
+    const name = branch.$ref?.replace('#/components/schemas/', '');
+    const value = name ? (NAMED_SCHEMAS[name] as { properties?: Record<string, { const?: string }> }) : undefined;
+    const key = value?.properties?.[discriminator.propertyName]?.const;
+    if (!key || !branch.$ref) throw new Error('a discriminated union needs named branches with a const discriminator');
+    mapping[key] = branch.$ref;
+  }
+  return { ...rest, oneOf: anyOf, discriminator: { ...discriminator, mapping } };
 }
 
 /** Parameters and other leaves: plain JSON Schema without references. */

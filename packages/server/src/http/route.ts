@@ -16,7 +16,7 @@ export interface RouteDef {
   /** 'none' for health, OpenAPI and docs; otherwise the scope the token needs. */
   auth: 'none' | 'read' | 'write';
   body?: TSchema;
-  /** When true the body schema only documents; the handler's domain rules validate (site create). */
+  /** When true the handler's domain rules validate, checking the schema themselves beside their own precise rules (site create). */
   bodyValidatedByDomain?: boolean;
   /** A POST that may come without a body (the retries): documented as not required. */
   bodyOptional?: boolean;
