@@ -7,6 +7,7 @@ import { loadSecretKey, SecretBox } from '../crypto/secret-box.js';
 import { EgressPolicy, type ResolveHost } from '../egress/egress-policy.js';
 import { cachedAuthenticator } from '../http/auth.js';
 import { buildHttp } from '../http/build-http.js';
+import type { ResponseMismatch } from '../http/response-check.js';
 import { DeploySlots } from '../jobs/deploy-slots.js';
 import { PostgresServerLocks } from '../jobs/postgres-server-locks.js';
 import { JobQueue } from '../jobs/queue.js';
@@ -82,6 +83,8 @@ export interface ServiceOverrides {
   deploySteps?: DeploySteps;
   /** How often a running deployment looks for a cancel request (tests: shorter). */
   cancelPollMs?: number;
+  /** Tests: each answer that does not match its documented schema (http/response-check.ts). */
+  responseMismatch?: (mismatch: ResponseMismatch) => void;
 }
 
 /**
@@ -218,6 +221,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     sourceBranchOf: overrides.sourceBranchOf ?? sourceBranchOf(useCases),
     health: serviceHealth({ db: storage.db, clock, worker, acme: acmeOrders }),
     metrics: exported ? { requestDuration: metrics.requestDuration, scrape: scrapeOnApi } : undefined,
+    responseMismatch: overrides.responseMismatch,
   });
   worker?.start();
   renewals?.start();

@@ -22,6 +22,7 @@ import { buildOpenApi } from './openapi.js';
 import { sendProblem } from './problem.js';
 import { assertQueryShape } from './query-shape.js';
 import { RateLimiter } from './rate-limit.js';
+import { type ResponseMismatch, responseCheck } from './response-check.js';
 import type { RouteDef } from './route.js';
 import { apiRoutes } from './routes/index.js';
 import { assertMatches } from './validate-schema.js';
@@ -49,6 +50,8 @@ export interface HttpDeps {
   deploymentTrigger: DeploymentTrigger;
   /** The branch a webhook without explicit branches deploys (the site's source branch). */
   sourceBranchOf: SourceBranchOf;
+  /** Tests: every JSON answer is checked against the schema its route documents; each mismatch is reported here. */
+  responseMismatch?: (mismatch: ResponseMismatch) => void;
 }
 
 const BODY_LIMIT = 1024 * 1024;
@@ -136,6 +139,7 @@ function register(
   app.route({
     method: route.method,
     url: route.url,
+    ...(deps.responseMismatch ? { onSend: responseCheck(route, deps.responseMismatch) } : {}),
     handler: async (req, reply) => {
       const actor = await authenticateRequest(
         req,
