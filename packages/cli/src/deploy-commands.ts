@@ -184,13 +184,14 @@ export function deployCommands(program: Command): void {
     .action(
       async (site: string, vcProfile: string, repository: string, branch: string, o: { appFolder?: string; access?: string }) =>
         print(
-          await client().setSiteSource(await siteRef(site), {
+          (await client().setSiteSource(await siteRef(site), {
             vcProfile: await resolveVcProfile(client(), vcProfile),
             repository,
             branch,
             ...(o.appFolder ? { appFolder: o.appFolder } : {}),
-            ...(o.access ? { access: o.access } : {}),
-          }),
+            // Checked by the service (422 naming `access`).
+            ...(o.access ? { access: o.access as 'token' | 'deploy_key' } : {}),
+          })) as Json,
           sourceDetails,
         ),
     );

@@ -1,3 +1,4 @@
+import type { Schemas } from '@siteplane/sdk';
 import type { Command } from 'commander';
 import { client } from './config.js';
 import { UsageError } from './errors.js';
@@ -60,7 +61,14 @@ export function profileCommands(program: Command): void {
         if (o.token !== undefined && o.tokenStdin) throw new UsageError('Give --token or --token-stdin, not both');
         const token = o.tokenStdin ? await readStdin() : o.token;
         print(
-          await client().createVcProfile({ provider, name, token, baseUrl: o.baseUrl, repositories: o.repo }),
+          await client().createVcProfile({
+            // The service checks the provider and answers a precise problem when it is unknown.
+            provider: provider as Schemas['CreateVcProfileRequest']['provider'],
+            name,
+            token,
+            baseUrl: o.baseUrl,
+            repositories: o.repo,
+          }),
           profileDetails,
         );
       },
@@ -93,7 +101,14 @@ export function profileCommands(program: Command): void {
     .description('Credentials as a JSON object: the argument, or --file (- for standard input, out of the process list)')
     .option('--file <path>', 'read the credentials JSON from this file (- for standard input)')
     .action(async (provider: string, name: string, creds: string | undefined, o: { file?: string }) =>
-      print(await client().createDnsProfile({ provider, name, credentials: await jsonObject(creds, o.file) }), profileDetails),
+      print(
+        await client().createDnsProfile({
+          provider,
+          name,
+          credentials: await jsonObject(creds, o.file),
+        } as Schemas['CreateDnsProfileRequest']),
+        profileDetails,
+      ),
     );
   dns
     .command('verify <profile>')

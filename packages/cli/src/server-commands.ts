@@ -1,3 +1,4 @@
+import type { Schemas } from '@siteplane/sdk';
 import type { Command } from 'commander';
 import { client } from './config.js';
 import { details, print, statusText } from './output.js';
@@ -57,7 +58,13 @@ export function serverCommands(program: Command): void {
     .option('--ssh-user <user>', 'SSH user', 'root')
     .action(async (name: string, ip: string, o: { connection: string; sshPort: string; sshUser: string }) =>
       print(
-        await client().createServer({ name, ip, connection: o.connection, sshPort: Number(o.sshPort), sshUser: o.sshUser }),
+        await client().createServer({
+          name,
+          ip,
+          connection: o.connection as Schemas['CreateServerRequest']['connection'],
+          sshPort: Number(o.sshPort),
+          sshUser: o.sshUser,
+        }),
         serverDetails,
       ),
     );

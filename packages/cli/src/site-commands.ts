@@ -1,3 +1,4 @@
+import type { Schemas } from '@siteplane/sdk';
 import type { Command } from 'commander';
 import { client } from './config.js';
 import { UsageError } from './errors.js';
@@ -133,7 +134,10 @@ export function siteCommands(program: Command): void {
     .option('--idempotency-key <key>')
     .option('--wait', 'show each step as it runs; exit non-zero when the operation fails')
     .action(async (type: string | undefined, domain: string | undefined, o: CreateFlags) =>
-      answered(await client().createSite(await createBody(type, domain, o), o.idempotencyKey), o.wait),
+      answered(
+        await client().createSite((await createBody(type, domain, o)) as Schemas['CreateSiteRequest'], o.idempotencyKey),
+        o.wait,
+      ),
     );
   sites
     .command('delete <site>')

@@ -76,7 +76,8 @@ export function webhookCommands(program: Command): void {
     .action(async (site: string, what: string[]) =>
       print(
         await client().configureSiteWebhook(await siteRef(site), {
-          rotate: what.length > 0 ? what : ['secret', 'trigger_url'],
+          // Checked by the service (422 naming `rotate.<i>`).
+          rotate: (what.length > 0 ? what : ['secret', 'trigger_url']) as ('secret' | 'trigger_url')[],
         }),
         webhookDetails,
       ),

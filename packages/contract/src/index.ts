@@ -1,3 +1,5 @@
+export * from './components.js';
+export * from './create-site.js';
 export * from './deployments.js';
 export * from './errors.js';
 export * from './schemas.js';

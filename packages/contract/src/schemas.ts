@@ -1,14 +1,5 @@
 import { Type as T, type TSchema } from '@sinclair/typebox';
-import {
-  DB_ENGINE_PATTERN,
-  DB_SERVERS,
-  DIRECTUS_RELEASE_TYPES,
-  DNS_PROVIDERS,
-  NODE_VERSIONS,
-  PHP_VERSIONS,
-  SITE_TYPE_IDS,
-  SSL_PROVIDERS,
-} from './site-types.js';
+import { DB_ENGINE_PATTERN, DB_SERVERS, DNS_PROVIDERS, PHP_VERSIONS, SITE_TYPE_IDS } from './site-types.js';
 
 /**
  * TypeBox schemas of every request and response: the server validates admin bodies with them and
@@ -33,53 +24,6 @@ export const ProblemSchema = T.Object(
 
 export const ListMeta = T.Object({ next_cursor: T.Union([T.String(), T.Null()]), limit: T.Integer() });
 export const listOf = (item: TSchema) => T.Object({ data: T.Array(item), meta: ListMeta });
-
-export const SiteOptionsSchema = T.Object(
-  {
-    phpVersion: T.Optional(lit(PHP_VERSIONS)),
-    nodejsVersion: T.Optional(lit(NODE_VERSIONS)),
-    buildCommand: T.Optional(T.String()),
-    enableCache: T.Optional(T.Boolean()),
-    shouldCreateDatabaseAndUser: T.Optional(T.Boolean()),
-    database: T.Optional(T.String({ pattern: '^[A-Za-z0-9_$]{1,63}$' })),
-    databaseUser: T.Optional(T.String()),
-    databasePassword: T.Optional(T.String({ writeOnly: true })),
-    useCachingSha2Password: T.Optional(T.Boolean()),
-    preferredDbServer: T.Optional(lit(DB_SERVERS)),
-    site_type_version: T.Optional(T.Integer()),
-    directusReleaseType: T.Optional(lit(DIRECTUS_RELEASE_TYPES)),
-    port: T.Optional(T.Integer({ minimum: 1024, maximum: 65535 })),
-    artifactPath: T.Optional(T.String()),
-    webDirectory: T.Optional(T.String()),
-    performInstallSetup: T.Optional(T.Boolean()),
-    wpAdminSetup: T.Optional(
-      T.Object({
-        title: T.String(),
-        adminUser: T.String(),
-        adminPassword: T.String({ writeOnly: true }),
-        adminEmail: T.String(),
-      }),
-    ),
-  },
-  { description: 'Type-specific settings (spec §2.2). Options that do not apply to the type are refused with 422.' },
-);
-
-export const CreateSiteBody = T.Object({
-  server: Uuid,
-  serverUser: Uuid,
-  type: T.String({ description: `One of ${SITE_TYPE_IDS.join(', ')}; display names such as "Static HTML" are accepted.` }),
-  domain: T.Optional(T.String()),
-  freeDomain: T.Optional(T.Boolean()),
-  ssl: T.Optional(T.Boolean()),
-  sslEmail: T.Optional(T.String({ format: 'email' })),
-  sslProvider: T.Optional(lit(SSL_PROVIDERS)),
-  supportsLivewire: T.Optional(T.Boolean()),
-  wildcard: T.Optional(T.Boolean()),
-  dnsProfile: T.Optional(T.Object({ uuid: Uuid, provider: lit(DNS_PROVIDERS) })),
-  includeWwwSslCert: T.Optional(T.Boolean()),
-  site_type_version: T.Optional(T.Integer()),
-  options: SiteOptionsSchema,
-});
 
 export const OperationRef = T.Object({ uuid: Uuid, kind: T.String(), status: T.String() });
 

@@ -1,6 +1,10 @@
 import type { Problem } from '@siteplane/contract';
+import { type ApiCall, type CallOptions, type Schemas, SiteplaneApi } from './generated/api.js';
 import { type OperationEvent, parseEventStream } from './operation-events.js';
 
+export type { ApiCall, CallOptions, OperationId, Schemas } from './generated/api.js';
+export { OPERATION_IDS, SiteplaneApi } from './generated/api.js';
+export type { components, operations, paths } from './generated/schema.js';
 export type { OperationEvent } from './operation-events.js';
 
 /** A failed call: the service's problem+json, kept whole. */
@@ -23,90 +27,80 @@ export interface ListPage<T> {
   meta: { next_cursor: string | null; limit: number };
 }
 
-type Json = Record<string, unknown>;
+type Body<K extends keyof SiteplaneApi> = SiteplaneApi[K] extends (...args: infer A) => unknown
+  ? Exclude<A[number], string | CallOptions | undefined>
+  : never;
 
-/** Typed client of the Siteplane API; the CLI uses nothing else to talk to the service. */
+/**
+ * The Siteplane API for programs and the CLI. `api` holds one typed method per operation,
+ * generated from openapi.json (`npm run sdk:generate`); the methods beside it are conveniences
+ * over those (every page of a list, an operation's live events).
+ */
 export class SiteplaneClient {
-  constructor(private readonly options: { baseUrl: string; token: string; fetch?: typeof fetch }) {}
+  readonly api: SiteplaneApi;
 
-  async request<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
-    return this.send<T>(method, path, body === undefined ? undefined : JSON.stringify(body), {
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      ...headers,
-    });
+  constructor(private readonly options: { baseUrl: string; token: string; fetch?: typeof fetch }) {
+    this.api = new SiteplaneApi((call) => this.send(call));
   }
 
-  /** A request with a body as given (JSON text, or bytes such as a deploy artifact) and its own headers. */
-  private async send<T>(
-    method: string,
-    path: string,
-    body: string | Blob | Uint8Array | undefined,
-    headers: Record<string, string>,
-  ): Promise<T> {
-    const res = await (this.options.fetch ?? fetch)(new URL(path, this.options.baseUrl), {
-      method,
-      headers: { authorization: `Bearer ${this.options.token}`, ...headers },
-      body: body as BodyInit | undefined,
-    });
-    const text = await res.text();
-    if (!res.ok) {
-      let problem: Problem | null = null;
-      try {
-        problem = JSON.parse(text) as Problem;
-      } catch {}
-      throw new SiteplaneError(res.status, problem);
-    }
-    return (text ? JSON.parse(text) : undefined) as T;
-  }
-
-  /** Follows next_cursor until the list is whole. */
-  async all<T>(path: string): Promise<T[]> {
-    const out: T[] = [];
-    let cursor: string | null = null;
-    do {
-      const sep = path.includes('?') ? '&' : '?';
-      const page: ListPage<T> = await this.request('GET', cursor ? `${path}${sep}cursor=${encodeURIComponent(cursor)}` : path);
-      out.push(...page.data);
-      cursor = page.meta.next_cursor;
-    } while (cursor);
-    return out;
-  }
-
-  listSites = (server: string) => this.all<Json>(`/api/v1/sites?server=${encodeURIComponent(server)}`);
-  getSite = (uuid: string) => this.request<Json>('GET', `/api/v1/sites/${encodeURIComponent(uuid)}`);
-  createSite = (body: Json, idempotencyKey?: string) =>
-    this.request<Json>('POST', '/api/v1/sites', body, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {});
-  deleteSite = (uuid: string, deleteDatabase = false) =>
-    this.request<Json>(
-      'DELETE',
-      `/api/v1/sites/${encodeURIComponent(uuid)}`,
-      deleteDatabase ? { deleteDatabase: true } : undefined,
-    );
-  /** Runs a `failed` site's create, or a `delete_failed` site's delete, again (202; the open retry while one runs). */
-  retrySite = (uuid: string) => this.request<Json>('POST', `/api/v1/sites/${encodeURIComponent(uuid)}/retry`);
-  retrySsl = (uuid: string) => this.request<Json>('POST', `/api/v1/sites/${encodeURIComponent(uuid)}/ssl`);
-  getOperation = (uuid: string, after = 0) =>
-    this.request<Json>('GET', `/api/v1/operations/${encodeURIComponent(uuid)}?after=${after}`);
-
-  /**
-   * Follows an operation live (server-sent events `step`, `log`, `status`, `end`); `after` is the
-   * last event id seen (sent as Last-Event-ID), so a reconnect misses no line and repeats none.
-   */
-  async *operationEvents(uuid: string, after = 0, signal?: AbortSignal): AsyncGenerator<OperationEvent> {
-    const res = await (this.options.fetch ?? fetch)(
-      new URL(`/api/v1/operations/${encodeURIComponent(uuid)}/events`, this.options.baseUrl),
-      {
-        headers: { authorization: `Bearer ${this.options.token}`, accept: 'text/event-stream', 'last-event-id': String(after) },
-        signal,
+  private async send(call: ApiCall): Promise<unknown> {
+    const url = new URL(call.path, this.options.baseUrl);
+    for (const [name, value] of Object.entries(call.query ?? {}))
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    const { idempotencyKey, headers = {}, signal } = call.options ?? {};
+    const res = await (this.options.fetch ?? fetch)(url, {
+      method: call.method,
+      headers: {
+        authorization: `Bearer ${this.options.token}`,
+        ...(call.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...(call.answer === 'stream' ? { accept: 'text/event-stream' } : {}),
+        ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+        ...headers,
       },
-    );
-    if (!res.ok || !res.body) {
+      body: call.body === undefined ? undefined : JSON.stringify(call.body),
+      signal,
+    });
+    if (!res.ok) {
       let problem: Problem | null = null;
       try {
         problem = JSON.parse(await res.text()) as Problem;
       } catch {}
       throw new SiteplaneError(res.status, problem);
     }
+    if (call.answer === 'stream') return res;
+    const text = await res.text();
+    return text ? JSON.parse(text) : undefined;
+  }
+
+  /** Follows next_cursor until the list is whole. */
+  async all<T>(page: (cursor: string | undefined) => Promise<ListPage<T>>): Promise<T[]> {
+    const out: T[] = [];
+    let cursor: string | undefined;
+    do {
+      const p = await page(cursor);
+      out.push(...p.data);
+      cursor = p.meta.next_cursor ?? undefined;
+    } while (cursor);
+    return out;
+  }
+
+  listSites = (server: string) => this.all((cursor) => this.api.listSites({ server, cursor }));
+  getSite = (uuid: string) => this.api.getSite(uuid);
+  createSite = (body: Body<'createSite'>, idempotencyKey?: string) => this.api.createSite(body, { idempotencyKey });
+  deleteSite = (uuid: string, deleteDatabase = false) =>
+    this.api.deleteSite(uuid, deleteDatabase ? { deleteDatabase: true } : undefined);
+  /** Runs a `failed` site's create, or a `delete_failed` site's delete, again (202; the open retry while one runs). */
+  retrySite = (uuid: string) => this.api.retrySite(uuid);
+  retrySsl = (uuid: string) => this.api.retrySiteSsl(uuid);
+  getOperation = (uuid: string, after = 0) => this.api.getOperation(uuid, { after });
+
+  /**
+   * Follows an operation live (server-sent events `step`, `log`, `status`, `end`); `after` is the
+   * last event id seen (sent as Last-Event-ID), so a reconnect misses no line and repeats none.
+   */
+  async *operationEvents(uuid: string, after = 0, signal?: AbortSignal): AsyncGenerator<OperationEvent> {
+    const res = await this.api.streamOperationEvents(uuid, undefined, { headers: { 'last-event-id': String(after) }, signal });
+    if (!res.body) throw new SiteplaneError(res.status, null);
     yield* parseEventStream(res.body);
   }
 
@@ -157,69 +151,80 @@ export class SiteplaneClient {
     }
   }
 
-  listServers = () => this.all<Json>('/api/v1/servers');
-  createServer = (body: Json) => this.request<Json>('POST', '/api/v1/servers', body);
-  verifyServer = (uuid: string) => this.request<Json>('POST', `/api/v1/servers/${encodeURIComponent(uuid)}/verify`);
-  deleteServer = (uuid: string) => this.request<void>('DELETE', `/api/v1/servers/${encodeURIComponent(uuid)}`);
-  listServerUsers = (server: string) => this.all<Json>(`/api/v1/servers/${encodeURIComponent(server)}/users`);
-  createServerUser = (server: string, username: string) =>
-    this.request<Json>('POST', `/api/v1/servers/${encodeURIComponent(server)}/users`, { username });
+  listServers = () => this.all((cursor) => this.api.listServers({ cursor }));
+  createServer = (body: Body<'createServer'>) => this.api.createServer(body);
+  verifyServer = (uuid: string) => this.api.verifyServer(uuid);
+  deleteServer = (uuid: string) => this.api.deleteServer(uuid);
+  listServerUsers = (server: string) => this.all((cursor) => this.api.listServerUsers(server, { cursor }));
+  createServerUser = (server: string, username: string) => this.api.createServerUser(server, { username });
 
-  listDnsProfiles = () => this.all<Json>('/api/v1/dns-profiles');
-  createDnsProfile = (body: Json) => this.request<Json>('POST', '/api/v1/dns-profiles', body);
-  verifyDnsProfile = (uuid: string) => this.request<Json>('POST', `/api/v1/dns-profiles/${encodeURIComponent(uuid)}/verify`);
-  deleteDnsProfile = (uuid: string) => this.request<void>('DELETE', `/api/v1/dns-profiles/${encodeURIComponent(uuid)}`);
+  listDnsProfiles = () => this.all((cursor) => this.api.listDnsProfiles({ cursor }));
+  createDnsProfile = (body: Body<'createDnsProfile'>) => this.api.createDnsProfile(body);
+  verifyDnsProfile = (uuid: string) => this.api.verifyDnsProfile(uuid);
+  deleteDnsProfile = (uuid: string) => this.api.deleteDnsProfile(uuid);
 
-  listVcProfiles = () => this.all<Json>('/api/v1/vc-profiles');
-  getVcProfile = (uuid: string) => this.request<Json>('GET', `/api/v1/vc-profiles/${encodeURIComponent(uuid)}`);
-  createVcProfile = (body: Json) => this.request<Json>('POST', '/api/v1/vc-profiles', body);
-  deleteVcProfile = (uuid: string) => this.request<void>('DELETE', `/api/v1/vc-profiles/${encodeURIComponent(uuid)}`);
-  listRepositories = (profile: string) => this.all<Json>(`/api/v1/vc-profiles/${encodeURIComponent(profile)}/repos`);
-  getRepository = (profile: string, name: string) =>
-    this.request<Json>('GET', `/api/v1/vc-profiles/${encodeURIComponent(profile)}/repos/${encodeURIComponent(name)}`);
+  listVcProfiles = () => this.all((cursor) => this.api.listVcProfiles({ cursor }));
+  getVcProfile = (uuid: string) => this.api.getVcProfile(uuid);
+  createVcProfile = (body: Body<'createVcProfile'>) => this.api.createVcProfile(body);
+  deleteVcProfile = (uuid: string) => this.api.deleteVcProfile(uuid);
+  listRepositories = (profile: string) => this.all((cursor) => this.api.listRepositories(profile, { cursor }));
+  getRepository = (profile: string, name: string) => this.api.getRepository(profile, name);
 
   // Deployments: a site's source, settings and environment; deployments and rollbacks.
-  private site = (uuid: string, tail: string) => `/api/v1/sites/${encodeURIComponent(uuid)}/${tail}`;
-  getSiteSource = (site: string) => this.request<Json>('GET', this.site(site, 'source'));
-  /**
-   * `{vcProfile, repository, branch, appFolder?, access?}`; `access: "deploy_key"` registers a key at a
-   * hosted provider. When the answer's deploy_key_registration is not `registered` (or null, for a
-   * plain git ssh remote), deploy_public_key goes to the repository by hand.
-   */
-  setSiteSource = (site: string, body: Json) => this.request<Json>('PUT', this.site(site, 'source'), body);
-  unbindSiteSource = (site: string) => this.request<void>('DELETE', this.site(site, 'source'));
-  /** Every removal of a registered deploy key at its provider (unbind, re-bind), with its outcome. */
-  listDeployKeyRemovals = (site: string) => this.all<Json>(this.site(site, 'source/deploy-key-removals'));
-  getDeploySettings = (site: string) => this.request<Json>('GET', this.site(site, 'deploy-settings'));
-  updateDeploySettings = (site: string, body: Json) => this.request<Json>('PATCH', this.site(site, 'deploy-settings'), body);
-  getEnvironment = (site: string) => this.request<Json>('GET', this.site(site, 'environment'));
+  getSiteSource = (site: string) => this.api.getSiteSource(site);
+  /** `{vcProfile, repository, branch, appFolder?}`; the answer's deploy_public_key, when set, goes to the repository. */
+  setSiteSource = (site: string, body: Body<'setSiteSource'>) => this.api.setSiteSource(site, body);
+  unbindSiteSource = (site: string) => this.api.unbindSiteSource(site);
+  getDeploySettings = (site: string) => this.api.getDeploySettings(site);
+  updateDeploySettings = (site: string, body: Body<'updateDeploySettings'>) => this.api.updateDeploySettings(site, body);
+  getEnvironment = (site: string) => this.api.getEnvironment(site);
   /** Per key: `{set: {KEY: {value, scope}}, unset: [KEY]}`. */
-  updateEnvironment = (site: string, body: Json) => this.request<Json>('PATCH', this.site(site, 'environment'), body);
-  deploy = (site: string, body: Json = {}, idempotencyKey?: string) =>
-    this.request<Json>('POST', this.site(site, 'deployments'), body, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {});
-  /**
-   * Deploys a .tar.gz built elsewhere (CI) without building on the server: its root becomes the
-   * release. A Blob (`fs.openAsBlob('dist.tar.gz')` in Node) is streamed, not read into memory.
-   */
-  deployArtifact = (site: string, archive: Blob | Uint8Array, idempotencyKey?: string) =>
-    this.send<Json>('POST', this.site(site, 'deployments'), archive, {
-      'content-type': 'application/gzip',
-      ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
-    });
-  listDeployments = (site: string) => this.all<Json>(this.site(site, 'deployments'));
-  getDeployment = (uuid: string) => this.request<Json>('GET', `/api/v1/deployments/${encodeURIComponent(uuid)}`);
-  cancelDeployment = (uuid: string) => this.request<Json>('POST', `/api/v1/deployments/${encodeURIComponent(uuid)}/cancel`);
-  rollback = (site: string, release?: string) =>
-    this.request<Json>('POST', this.site(site, 'rollback'), release === undefined ? {} : { release });
+  updateEnvironment = (site: string, body: Body<'updateEnvironment'>) => this.api.updateEnvironment(site, body);
+  deploy = (site: string, body: Body<'createDeployment'> = {}, idempotencyKey?: string) =>
+    this.api.createDeployment(site, body, { idempotencyKey });
+  listDeployments = (site: string) => this.all((cursor) => this.api.listDeployments(site, { cursor }));
+  getDeployment = (uuid: string) => this.api.getDeployment(uuid);
+  cancelDeployment = (uuid: string) => this.api.cancelDeployment(uuid);
+  rollback = (site: string, release?: string) => this.api.rollbackSite(site, release === undefined ? {} : { release });
+  /** Deploys an archive CI built (`.tar.gz`; its root becomes the release), without building on the server. */
+  async deployArtifact(site: string, archive: Blob | Uint8Array, idempotencyKey?: string): Promise<Schemas['Deployment']> {
+    const res = await (this.options.fetch ?? fetch)(
+      new URL(`/api/v1/sites/${encodeURIComponent(site)}/deployments`, this.options.baseUrl),
+      {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${this.options.token}`,
+          'content-type': 'application/gzip',
+          ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+        },
+        body: archive as BodyInit,
+        // A Blob streams from the file; Node needs this to send a stream as a request body.
+        ...({ duplex: 'half' } as object),
+      },
+    );
+    const text = await res.text();
+    if (!res.ok) {
+      let problem: Problem | null = null;
+      try {
+        problem = JSON.parse(text) as Problem;
+      } catch {}
+      throw new SiteplaneError(res.status, problem);
+    }
+    return JSON.parse(text) as Schemas['Deployment'];
+  }
+  listDeployKeyRemovals = (site: string) => this.api.listDeployKeyRemovals(site).then((page) => page.data);
 
-  // Push to deploy: the site's webhook (its secret and trigger URL are shown only when generated).
-  getSiteWebhook = (site: string) => this.request<Json>('GET', this.site(site, 'webhook'));
+  // Push to deploy: the site's webhook (its secret and trigger URL are shown only in the answer that generated them).
+  getSiteWebhook = (site: string) => this.api.getSiteWebhook(site);
   /** Creates it, or `{rotate: ['secret'|'trigger_url'], branches, register: {vcProfile, repository}}`. */
-  configureSiteWebhook = (site: string, body: Json = {}) => this.request<Json>('POST', this.site(site, 'webhook'), body);
-  deleteSiteWebhook = (site: string) => this.request<void>('DELETE', this.site(site, 'webhook'));
-  listWebhookDeliveries = (site: string) => this.all<Json>(this.site(site, 'webhook/deliveries'));
+  configureSiteWebhook = (site: string, body: Body<'setSiteWebhook'> = {}) => this.api.setSiteWebhook(site, body);
+  deleteSiteWebhook = (site: string) => this.api.deleteSiteWebhook(site);
+  listWebhookDeliveries = (site: string) => this.all((cursor) => this.api.listSiteWebhookDeliveries(site, { cursor }));
 }
 
 function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** The Site record as the API answers it. */
+export type Site = Schemas['Site'];

@@ -8,6 +8,7 @@ import { loadSecretKey, SecretBox } from '../crypto/secret-box.js';
 import { EgressPolicy, type ResolveHost } from '../egress/egress-policy.js';
 import { cachedAuthenticator } from '../http/auth.js';
 import { buildHttp } from '../http/build-http.js';
+import type { ResponseMismatch } from '../http/response-check.js';
 import { DeploySlots } from '../jobs/deploy-slots.js';
 import { EventRetention } from '../jobs/event-retention.js';
 import { PostgresServerLocks } from '../jobs/postgres-server-locks.js';
@@ -90,6 +91,8 @@ export interface ServiceOverrides {
   cancelPollMs?: number;
   /** How often GET /api/v1/events reads without a notification (tests: longer, so only notifications deliver). */
   streamPollMs?: number;
+  /** Tests: each answer that does not match its documented schema (http/response-check.ts). */
+  responseMismatch?: (mismatch: ResponseMismatch) => void;
 }
 
 /**
@@ -235,6 +238,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     sourceBranchOf: overrides.sourceBranchOf ?? sourceBranchOf(useCases),
     health: serviceHealth({ db: storage.db, clock, worker, acme: acmeOrders }),
     metrics: exported ? { requestDuration: metrics.requestDuration, scrape: scrapeOnApi } : undefined,
+    responseMismatch: overrides.responseMismatch,
   });
   worker?.start();
   renewals?.start();

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../app/clock.js';
 import type { Health } from '../app/service-health.js';
 import { ValidationError } from '../domain/field-errors.js';
+import { registerFormats } from '../domain/schema-formats.js';
 import { CONTENT_TYPE } from '../metrics/exposition.js';
 import type { Histogram } from '../metrics/registry.js';
 import { installRequestMetrics } from '../metrics/request-metrics.js';
@@ -14,7 +15,6 @@ import { type Authenticate, authenticateRequest } from './auth.js';
 import { checkBodyShape, MAX_BODY_DEPTH } from './body-shape.js';
 import { renderDocsPage } from './docs-page.js';
 import { installErrorHandler } from './error-handler.js';
-import { registerFormats } from './formats.js';
 import { hookRouteDocs, registerHookRoutes } from './hooks/hook-routes.js';
 import { IdempotencyKeys } from './idempotency.js';
 import { MalformedJson } from './malformed-json.js';
@@ -22,6 +22,7 @@ import { buildOpenApi } from './openapi.js';
 import { sendProblem } from './problem.js';
 import { assertQueryShape } from './query-shape.js';
 import { RateLimiter } from './rate-limit.js';
+import { type ResponseMismatch, responseCheck } from './response-check.js';
 import type { RouteDef } from './route.js';
 import { apiRoutes } from './routes/index.js';
 import { endEventStreams } from './sse.js';
@@ -51,6 +52,8 @@ export interface HttpDeps {
   deploymentTrigger: DeploymentTrigger;
   /** The branch a webhook without explicit branches deploys (the site's source branch). */
   sourceBranchOf: SourceBranchOf;
+  /** Tests: every JSON answer is checked against the schema its route documents; each mismatch is reported here. */
+  responseMismatch?: (mismatch: ResponseMismatch) => void;
 }
 
 const BODY_LIMIT = 1024 * 1024;
@@ -152,6 +155,7 @@ function register(
   app.route({
     method: route.method,
     url: route.url,
+    ...(deps.responseMismatch ? { onSend: responseCheck(route, deps.responseMismatch) } : {}),
     handler: async (req, reply) => {
       const actor = await authenticateRequest(
         req,

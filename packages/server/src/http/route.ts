@@ -9,12 +9,14 @@ import type { Actor } from '../domain/auth/actor.js';
 export interface RouteDef {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   url: string;
+  /** Stable lowerCamelCase name (listSites, createSite): the SDK's method and the OpenAPI operationId. Never rename one. */
+  operationId: string;
   summary: string;
   tag: string;
   /** 'none' for health, OpenAPI and docs; otherwise the scope the token needs. */
   auth: 'none' | 'read' | 'write';
   body?: TSchema;
-  /** When true the body schema only documents; the handler's domain rules validate (site create). */
+  /** When true the handler's domain rules validate, checking the schema themselves beside their own precise rules (site create). */
   bodyValidatedByDomain?: boolean;
   /** A POST that may come without a body (the retries): documented as not required. */
   bodyOptional?: boolean;

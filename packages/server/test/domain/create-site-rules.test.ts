@@ -1,3 +1,4 @@
+import { BUILD_COMMAND_MAX_LENGTH, CREATE_SITE_BODIES } from '@siteplane/contract';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/domain/field-errors.js';
 import { EMPTY_FACTS, type ServerFacts } from '../../src/domain/servers/facts.js';
@@ -379,6 +380,22 @@ describe('spec §2.5: type-specific options', () => {
     expect(errorsOf(base('static-html', { phpVersion: '8.2', frobnicate: 1 }))).toEqual([
       'options.phpVersion:not_allowed_for_type',
       'options.frobnicate:unknown_field',
+    ]);
+  });
+  it('buildCommand is at most 2000 characters: the limit of the contract’s create schema, enforced from it', () => {
+    expect(errorsOf(base('nuxt-ssr', { buildCommand: 'x'.repeat(BUILD_COMMAND_MAX_LENGTH) }))).toEqual([]);
+    expect(errorsOf(base('nuxt-ssr', { buildCommand: 'x'.repeat(BUILD_COMMAND_MAX_LENGTH + 1) }))).toEqual([
+      'options.buildCommand:too_long',
+    ]);
+  });
+  it('the create schema of each type is checked: a limit it states alone is enforced', () => {
+    const strict = {
+      ...(CREATE_SITE_BODIES['nuxt-ssr'].properties.options as unknown as { properties: Record<string, unknown> }).properties,
+    };
+    expect(strict.buildCommand).toMatchObject({ maxLength: BUILD_COMMAND_MAX_LENGTH });
+    // A display name is checked against its type's schema too.
+    expect(errorsOf({ ...base('nuxt-ssr', { buildCommand: 'y'.repeat(2001) }), type: 'Nuxt SSR' })).toEqual([
+      'options.buildCommand:too_long',
     ]);
   });
   it('buildCommand is one line', () => {

@@ -287,7 +287,7 @@ describe.each(HOSTED_CASES)(`deploy keys registered at $provider (${TEST_DB})`, 
       branch: 'main',
       access: 'deploy_key',
     });
-    expect(source.deploy_key_registration).toMatchObject({ status: 'registered' });
+    expect(source?.deploy_key_registration).toMatchObject({ status: 'registered' });
     await client.unbindSiteSource(site);
     expect((await client.listDeployKeyRemovals(site)).map((r) => r.outcome)).toEqual(['removed']);
   });

@@ -403,7 +403,7 @@ describe(`the SDK's deployment calls (${TEST_DB})`, () => {
     const client = new SiteplaneClient({ baseUrl: 'http://siteplane.test', token: w.s.token, fetch: fetchViaInject });
     const site = await installedSite(w, 'nodejs-ssr', 'sdk.example.com');
     const source = await client.setSiteSource(site, { vcProfile: w.githubProfile, repository: 'acme/monorepo', branch: 'trunk' });
-    expect(source.auth).toBe('token');
+    expect(source?.auth).toBe('token');
     expect((await client.getSiteSource(site)).branch).toBe('trunk');
     expect((await client.updateDeploySettings(site, { keepReleases: 2 })).keep_releases).toBe(2);
     expect((await client.getDeploySettings(site)).keep_releases).toBe(2);

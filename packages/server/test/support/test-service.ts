@@ -7,6 +7,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { buildService, type Service, type ServiceOverrides } from '../../src/app/build-service.js';
 import { loadConfig } from '../../src/app/config.js';
+import type { ResponseMismatch } from '../../src/http/response-check.js';
 import type { LedgerEntry, ProvisionedSite, Recipe, Step, StepContext } from '../../src/provisioning/step.js';
 import { createToken } from '../../src/storage/tokens.js';
 
@@ -57,10 +58,13 @@ export async function startTestService(
     SITEPLANE_RATE_LIMIT_ADDRESS: '0',
     ...overrides.env,
   });
+  // Every answer of every HTTP test is checked against the schema its route documents.
+  const mismatches: ResponseMismatch[] = [];
   const service = await buildService(config, {
     logger: pino({ level: 'silent' }),
     recipes: overrides.recipes ?? fakeRecipes(),
     pollMs: 50,
+    responseMismatch: (m) => mismatches.push(m),
     ...overrides,
   });
   const shared = overrides.sameDatabaseAs;
@@ -85,6 +89,11 @@ export async function startTestService(
         await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
         await admin.end();
       }
+      // After the cleanup: a mismatch fails the suite that made the request.
+      if (mismatches.length)
+        throw new Error(
+          `answers that do not match their documented schema:\n${mismatches.map((m) => `${m.method} ${m.url} ${m.status} (${m.operationId}): ${m.errors.map((e) => `${e.field || '(body)'} ${e.code} ${e.message}`).join('; ')}`).join('\n')}`,
+        );
     },
   };
 }

@@ -1,6 +1,14 @@
-import { normaliseSiteType, SITE_TYPE_IDS, SITE_TYPES } from '@siteplane/contract';
+import {
+  CREATE_SITE_BODIES,
+  type FieldError,
+  normaliseSiteType,
+  SITE_TYPE_IDS,
+  SITE_TYPES,
+  type SiteTypeId,
+} from '@siteplane/contract';
 import { FieldErrors, isPlainObject, UUID_RE, ValidationError } from '../field-errors.js';
 import { normaliseHostname } from '../hostnames.js';
+import { schemaErrors } from '../schema-errors.js';
 import type { CreateSiteContext } from './create-site-context.js';
 import type { SitePlan } from './create-site-input.js';
 import { validateDatabase } from './validate-database.js';
@@ -83,6 +91,7 @@ export function validateCreateSite(body: unknown, ctx: CreateSiteContext): SiteP
   const typeOptions = spec ? validateTypeOptions(errors, body, opts, spec, ctx) : undefined;
   const database = spec ? validateDatabase(errors, opts, spec, ctx) : undefined;
   const runtime = spec && typeOptions ? planRuntime(errors, opts, spec, typeOptions.typeVersion, ctx) : {};
+  if (spec) addSchemaErrors(errors, body, spec.id);
 
   if (!errors.empty || !spec || !server || !serverUser || !typeOptions || database === undefined) {
     throw new ValidationError(errors.list);
@@ -100,6 +109,24 @@ export function validateCreateSite(body: unknown, ctx: CreateSiteContext): SiteP
     database: database.plan,
     runtime,
   };
+}
+
+/**
+ * The type's create schema (contract/create-site.ts) is checked too, so each limit it states is
+ * enforced even where no rule above repeats it. A field the rules above already reported keeps
+ * their more precise error; the schema adds only what they did not see.
+ */
+function addSchemaErrors(errors: FieldErrors, body: Record<string, unknown>, type: SiteTypeId): void {
+  const reported = errors.list.map((e) => e.field);
+  const overlaps = (field: string) =>
+    reported.some((r) => r === field || r.startsWith(`${field}.`) || field.startsWith(`${r}.`) || r === '');
+  // The type as the schema names it: a display name ("Static HTML") was accepted above.
+  // Fields at the top and among the options were judged above, known or not, allowed for the
+  // type or not (a dnsProfile beside a refused wildcard is that one error, not two).
+  const judged = (e: FieldError) => e.code === 'unknown_field' && /^(options\.)?[^.]+$/.test(e.field);
+  for (const e of schemaErrors(CREATE_SITE_BODIES[type], { ...body, type }, 100)) {
+    if (!overlaps(e.field) && !judged(e)) errors.add(e.field, e.code, e.message);
+  }
 }
 
 function runtimeOptions(runtime: SitePlan['runtime']): Record<string, unknown> {

@@ -48,7 +48,7 @@ export function validateTypeOptions(
   if (allowed.has('buildCommand') && opts.buildCommand !== undefined) {
     const v = opts.buildCommand;
     if (typeof v !== 'string') errors.add('options.buildCommand', 'invalid_type', 'buildCommand must be a string.');
-    else if (v.length > 2000) errors.add('options.buildCommand', 'too_long', 'buildCommand must be at most 2000 characters.');
+    // Its length limit is the create schema's (contract/create-site.ts), checked with these rules.
     else if (CONTROL.test(v))
       errors.add('options.buildCommand', 'invalid_characters', 'buildCommand must be one line without control characters.');
     else options.buildCommand = v;

@@ -74,6 +74,7 @@ export function hookRouteDocs(): RouteDef[] {
     {
       method: 'POST',
       url: '/api/v1/hooks/:provider/:site',
+      operationId: 'receiveProviderHook',
       summary:
         'A provider’s push hook: github (X-Hub-Signature-256), gitlab (X-Gitlab-Token), bitbucket (X-Hub-Signature), gitea (X-Gitea-Signature or X-Forgejo-Signature)',
       tag: 'Deployments',
@@ -86,6 +87,7 @@ export function hookRouteDocs(): RouteDef[] {
     {
       method: 'POST',
       url: '/api/v1/hooks/:token',
+      operationId: 'receiveTriggerHook',
       summary: 'The site’s secret trigger URL, for plain git hooks and CI',
       tag: 'Deployments',
       auth: 'none',

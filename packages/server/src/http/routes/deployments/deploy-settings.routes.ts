@@ -22,6 +22,7 @@ export const deploySettingsRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/sites/:site/deploy-settings',
+    operationId: 'getDeploySettings',
     summary: 'A site’s deploy settings',
     tag: 'Deployments',
     auth: 'read',
@@ -35,6 +36,7 @@ export const deploySettingsRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'PATCH',
     url: '/api/v1/sites/:site/deploy-settings',
+    operationId: 'updateDeploySettings',
     summary: 'Change a site’s deploy settings',
     tag: 'Deployments',
     auth: 'write',
@@ -50,6 +52,7 @@ export const deploySettingsRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/sites/:site/environment',
+    operationId: 'getEnvironment',
     summary: 'A site’s environment variables (keys only)',
     tag: 'Deployments',
     auth: 'read',
@@ -63,6 +66,7 @@ export const deploySettingsRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'PATCH',
     url: '/api/v1/sites/:site/environment',
+    operationId: 'updateEnvironment',
     summary: 'Set or unset environment variables',
     tag: 'Deployments',
     auth: 'write',

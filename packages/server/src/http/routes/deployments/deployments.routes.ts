@@ -7,16 +7,13 @@ import { startDeployment } from '../../../use-cases/deployments/start-deployment
 import type { UseCaseDeps } from '../../../use-cases/deps.js';
 import type { RouteDef } from '../../route.js';
 import { ReceivedUpload } from '../../upload-body.js';
+import { PAGE_QUERY } from '../page-query.js';
 import { paged } from '../paged.js';
 
 /** application/octet-stream too: what `curl --data-binary` and many CI upload steps send. */
 const ARTIFACT_MEDIA_TYPES = ['application/gzip', 'application/x-gzip', 'application/octet-stream'];
 const site = (req: { params: unknown }) => (req.params as { site: string }).site;
 const deployment = (req: { params: unknown }) => (req.params as { deployment: string }).deployment;
-const PAGE_QUERY = T.Object({
-  limit: T.Optional(T.Integer({ minimum: 1, maximum: 500, default: 100 })),
-  cursor: T.Optional(T.String({ description: 'meta.next_cursor of the previous page' })),
-});
 const ACCEPTED = {
   description:
     'Accepted; follow the operation (GET /api/v1/operations/<uuid>) for steps and log lines. Deploys still queued for the site were superseded by this one (`superseded_by`).',
@@ -29,6 +26,7 @@ export const deploymentRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'POST',
     url: '/api/v1/sites/:site/deployments',
+    operationId: 'createDeployment',
     summary: 'Deploy a site from its source, or an uploaded .tar.gz built elsewhere',
     tag: 'Deployments',
     auth: 'write',
@@ -63,6 +61,7 @@ export const deploymentRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/sites/:site/deployments',
+    operationId: 'listDeployments',
     summary: 'List a site’s deployments',
     tag: 'Deployments',
     auth: 'read',
@@ -76,6 +75,7 @@ export const deploymentRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/deployments/:deployment',
+    operationId: 'getDeployment',
     summary: 'Retrieve one deployment',
     tag: 'Deployments',
     auth: 'read',
@@ -89,6 +89,7 @@ export const deploymentRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'POST',
     url: '/api/v1/deployments/:deployment/cancel',
+    operationId: 'cancelDeployment',
     summary: 'Cancel a deployment',
     tag: 'Deployments',
     auth: 'write',
@@ -113,6 +114,7 @@ export const deploymentRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'POST',
     url: '/api/v1/sites/:site/rollback',
+    operationId: 'rollbackSite',
     summary: 'Roll a site back to a kept release',
     tag: 'Deployments',
     auth: 'write',

@@ -19,6 +19,7 @@ export const siteSourceRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/sites/:site/source',
+    operationId: 'getSiteSource',
     summary: 'The repository a site deploys from',
     tag: 'Deployments',
     auth: 'read',
@@ -33,6 +34,7 @@ export const siteSourceRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'PUT',
     url: '/api/v1/sites/:site/source',
+    operationId: 'setSiteSource',
     summary: 'Bind a site to a repository (or null to unbind)',
     tag: 'Deployments',
     auth: 'write',
@@ -79,6 +81,7 @@ export const siteSourceRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'DELETE',
     url: '/api/v1/sites/:site/source',
+    operationId: 'unbindSiteSource',
     summary: 'Unbind a site from its repository',
     tag: 'Deployments',
     auth: 'write',
@@ -98,6 +101,7 @@ export const siteSourceRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/sites/:site/source/deploy-key-removals',
+    operationId: 'listDeployKeyRemovals',
     summary: 'Removals of the site’s deploy keys at providers (on unbind or re-bind), each with its outcome',
     tag: 'Deployments',
     auth: 'read',

@@ -9,6 +9,7 @@ import {
   verifyDnsProfile,
 } from '../../../use-cases/dns-profiles/manage-dns-profiles.js';
 import type { RouteDef } from '../../route.js';
+import { PAGE_QUERY } from '../page-query.js';
 import { paged } from '../paged.js';
 
 const id = (req: { params: unknown }) => (req.params as { profile: string }).profile;
@@ -18,6 +19,7 @@ export const dnsProfileRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'POST',
     url: '/api/v1/dns-profiles',
+    operationId: 'createDnsProfile',
     summary: 'Store DNS provider credentials',
     tag: 'DNS profiles',
     auth: 'write',
@@ -31,6 +33,8 @@ export const dnsProfileRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/dns-profiles',
+    operationId: 'listDnsProfiles',
+    query: PAGE_QUERY,
     summary: 'List DNS profiles',
     tag: 'DNS profiles',
     auth: 'read',
@@ -40,6 +44,7 @@ export const dnsProfileRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/dns-profiles/:profile',
+    operationId: 'getDnsProfile',
     summary: 'Retrieve a DNS profile',
     tag: 'DNS profiles',
     auth: 'read',
@@ -50,6 +55,7 @@ export const dnsProfileRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'DELETE',
     url: '/api/v1/dns-profiles/:profile',
+    operationId: 'deleteDnsProfile',
     summary: 'Delete a DNS profile no site uses',
     tag: 'DNS profiles',
     auth: 'write',
@@ -63,6 +69,7 @@ export const dnsProfileRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'POST',
     url: '/api/v1/dns-profiles/:profile/verify',
+    operationId: 'verifyDnsProfile',
     summary: 'Check the credentials against the provider',
     tag: 'DNS profiles',
     auth: 'write',

@@ -12,6 +12,7 @@ import { abortOnClose, resumePoint, writeEventStream } from '../../sse.js';
 export const teamEventsRoute = (deps: UseCaseDeps): RouteDef => ({
   method: 'GET',
   url: '/api/v1/events',
+  operationId: 'streamTeamEvents',
   summary: "Follow the team's changes live: server-sent events of sites, operations, deployments and certificates",
   tag: 'Events',
   auth: 'read',

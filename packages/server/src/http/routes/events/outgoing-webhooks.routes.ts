@@ -17,10 +17,25 @@ export function outgoingWebhookRoutes(): RouteDef[] {
   const responses = { 501: { description: 'Not built yet (problem+json, code not_implemented)', schema: T.Any() } };
   const common = { tag: 'Events', responses, handler: notBuilt };
   return [
-    { ...common, method: 'POST', url: '/api/v1/webhooks', summary: 'Outgoing webhooks: not built yet (501)', auth: 'write' },
-    { ...common, method: 'GET', url: '/api/v1/webhooks', summary: 'Outgoing webhooks: not built yet (501)', auth: 'read' },
     {
       ...common,
+      operationId: 'createOutgoingWebhook',
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      summary: 'Outgoing webhooks: not built yet (501)',
+      auth: 'write',
+    },
+    {
+      ...common,
+      operationId: 'listOutgoingWebhooks',
+      method: 'GET',
+      url: '/api/v1/webhooks',
+      summary: 'Outgoing webhooks: not built yet (501)',
+      auth: 'read',
+    },
+    {
+      ...common,
+      operationId: 'deleteOutgoingWebhook',
       method: 'DELETE',
       url: '/api/v1/webhooks/:webhook',
       summary: 'Outgoing webhooks: not built yet (501)',

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { OperationSchema } from '@siteplane/contract';
 import { ValidationError } from '../../../domain/field-errors.js';
 import type { UseCaseDeps } from '../../../use-cases/deps.js';
@@ -9,10 +10,17 @@ import type { RouteDef } from '../../route.js';
 export const getOperationRoute = (deps: UseCaseDeps): RouteDef => ({
   method: 'GET',
   url: '/api/v1/operations/:operation',
+  operationId: 'getOperation',
   summary: 'Progress of a create or delete: steps and log lines',
   tag: 'Operations',
   auth: 'read',
   params: { operation: 'Operation UUID' },
+  query: Type.Object({
+    after: Type.Optional(
+      Type.Integer({ minimum: 0, default: 0, description: 'Log lines after this seq (next_after of the last answer)' }),
+    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, default: 1000 })),
+  }),
   responses: { 200: { description: 'The operation', schema: OperationSchema } },
   async handler(req, _reply, actor) {
     const q = req.query as { after?: string; limit?: string };

@@ -14,10 +14,16 @@ import { abortOnClose, resumePoint, writeEventStream } from '../../sse.js';
 export const operationEventsRoute = (deps: UseCaseDeps & { changes: ChangeNotifier }): RouteDef => ({
   method: 'GET',
   url: '/api/v1/operations/:operation/events',
+  operationId: 'streamOperationEvents',
   summary: 'Follow an operation live: server-sent events `step`, `log`, `status`, then `end`',
   tag: 'Operations',
   auth: 'read',
   params: { operation: 'Operation UUID' },
+  query: T.Object({
+    after: T.Optional(
+      T.Integer({ minimum: 0, description: 'Resume after this event id (the Last-Event-ID header wins when both are sent)' }),
+    ),
+  }),
   responses: {
     200: {
       description:

@@ -5,6 +5,7 @@ import { createServer, deleteServer, findServer, listServers, verifyServer } fro
 import { serverRecord } from '../../../use-cases/servers/server-record.js';
 import { createServerUser, listServerUsers } from '../../../use-cases/servers/server-users.js';
 import type { RouteDef } from '../../route.js';
+import { PAGE_QUERY } from '../page-query.js';
 import { paged } from '../paged.js';
 
 const id = (req: { params: unknown }) => (req.params as { server: string }).server;
@@ -14,6 +15,7 @@ export const serverRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'POST',
     url: '/api/v1/servers',
+    operationId: 'createServer',
     summary: 'Register a server (ssh, local or dry-run)',
     tag: 'Servers',
     auth: 'write',
@@ -35,6 +37,8 @@ export const serverRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/servers',
+    operationId: 'listServers',
+    query: PAGE_QUERY,
     summary: 'List servers',
     tag: 'Servers',
     auth: 'read',
@@ -44,6 +48,7 @@ export const serverRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/servers/:server',
+    operationId: 'getServer',
     summary: 'Retrieve a server',
     tag: 'Servers',
     auth: 'read',
@@ -54,6 +59,7 @@ export const serverRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'DELETE',
     url: '/api/v1/servers/:server',
+    operationId: 'deleteServer',
     summary: 'Remove a server without sites',
     tag: 'Servers',
     auth: 'write',
@@ -67,6 +73,7 @@ export const serverRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'POST',
     url: '/api/v1/servers/:server/verify',
+    operationId: 'verifyServer',
     summary: 'Connect, pin the host key and record the facts',
     tag: 'Servers',
     auth: 'write',
@@ -84,6 +91,7 @@ export const serverRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'POST',
     url: '/api/v1/servers/:server/users',
+    operationId: 'createServerUser',
     summary: 'Add a server user (owner of sites)',
     tag: 'Servers',
     auth: 'write',
@@ -98,6 +106,8 @@ export const serverRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/servers/:server/users',
+    operationId: 'listServerUsers',
+    query: PAGE_QUERY,
     summary: 'List server users',
     tag: 'Servers',
     auth: 'read',

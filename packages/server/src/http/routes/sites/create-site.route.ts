@@ -7,6 +7,7 @@ import type { RouteDef } from '../../route.js';
 export const createSiteRoute = (deps: UseCaseDeps): RouteDef => ({
   method: 'POST',
   url: '/api/v1/sites',
+  operationId: 'createSite',
   summary: 'Create a site of any application type',
   tag: 'Sites',
   auth: 'write',

@@ -7,6 +7,7 @@ import type { RouteDef } from '../../route.js';
 export const deleteSiteRoute = (deps: UseCaseDeps): RouteDef => ({
   method: 'DELETE',
   url: '/api/v1/sites/:site',
+  operationId: 'deleteSite',
   summary: 'Delete a site (asynchronously)',
   tag: 'Sites',
   auth: 'write',

@@ -6,6 +6,7 @@ import type { RouteDef } from '../../route.js';
 export const getSiteRoute = (deps: UseCaseDeps): RouteDef => ({
   method: 'GET',
   url: '/api/v1/sites/:site',
+  operationId: 'getSite',
   summary: 'Retrieve one site',
   tag: 'Sites',
   auth: 'read',

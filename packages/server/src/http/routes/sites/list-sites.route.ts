@@ -10,6 +10,7 @@ import { setNextLink } from '../link-header.js';
 export const listSitesRoute = (deps: UseCaseDeps): RouteDef => ({
   method: 'GET',
   url: '/api/v1/sites',
+  operationId: 'listSites',
   summary: 'List the sites on a server',
   tag: 'Sites',
   auth: 'read',

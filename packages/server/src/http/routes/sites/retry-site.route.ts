@@ -8,6 +8,7 @@ import type { RouteDef } from '../../route.js';
 export const retrySiteRoute = (deps: UseCaseDeps): RouteDef => ({
   method: 'POST',
   url: '/api/v1/sites/:site/retry',
+  operationId: 'retrySite',
   summary: 'Retry a failed create or delete (asynchronously)',
   tag: 'Sites',
   auth: 'write',

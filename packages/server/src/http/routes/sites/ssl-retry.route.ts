@@ -8,6 +8,7 @@ import type { RouteDef } from '../../route.js';
 export const retrySslRoute = (deps: UseCaseDeps): RouteDef => ({
   method: 'POST',
   url: '/api/v1/sites/:site/ssl',
+  operationId: 'retrySiteSsl',
   summary: "Retry the site's certificate (asynchronously)",
   tag: 'Sites',
   auth: 'write',

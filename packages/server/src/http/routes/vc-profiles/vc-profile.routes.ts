@@ -1,4 +1,4 @@
-import { type Static, Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import { CreateVcProfileBody, listOf, RepositoryDetailSchema, RepositorySchema, VcProfileSchema } from '@siteplane/contract';
 import type { UseCaseDeps } from '../../../use-cases/deps.js';
 import {
@@ -13,6 +13,7 @@ import { getRepository, listRepositories } from '../../../use-cases/vc-profiles/
 import { QueryError } from '../../query-error.js';
 import type { RouteDef } from '../../route.js';
 import { setNextLink } from '../link-header.js';
+import { PAGE_QUERY } from '../page-query.js';
 import { paged } from '../paged.js';
 
 const id = (req: { params: unknown }) => (req.params as { profile: string }).profile;
@@ -22,6 +23,8 @@ export const vcProfileRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/vc-profiles',
+    operationId: 'listVcProfiles',
+    query: PAGE_QUERY,
     summary: 'List version control profiles',
     tag: 'Version control',
     auth: 'read',
@@ -31,6 +34,7 @@ export const vcProfileRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/vc-profiles/:profile',
+    operationId: 'getVcProfile',
     summary: 'Retrieve one profile',
     tag: 'Version control',
     auth: 'read',
@@ -41,6 +45,7 @@ export const vcProfileRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'POST',
     url: '/api/v1/vc-profiles',
+    operationId: 'createVcProfile',
     summary: 'Add a profile (token checked against the provider)',
     tag: 'Version control',
     auth: 'write',
@@ -60,6 +65,7 @@ export const vcProfileRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'DELETE',
     url: '/api/v1/vc-profiles/:profile',
+    operationId: 'deleteVcProfile',
     summary: 'Delete a profile',
     tag: 'Version control',
     auth: 'write',
@@ -73,6 +79,7 @@ export const vcProfileRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/vc-profiles/:profile/repos',
+    operationId: 'listRepositories',
     summary: 'The repositories behind a profile',
     tag: 'Version control',
     auth: 'read',
@@ -95,6 +102,7 @@ export const vcProfileRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/vc-profiles/:profile/repos/*',
+    operationId: 'getRepository',
     summary: 'One repository with default_branch and branches',
     tag: 'Version control',
     auth: 'read',
@@ -110,11 +118,6 @@ export const vcProfileRoutes = (deps: UseCaseDeps): RouteDef[] => [
       getRepository(deps, actor, id(req), ((req.params as Record<string, string>)['*'] ?? '').replace(/\/+$/, '')),
   },
 ];
-
-const PAGE_QUERY = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
-  cursor: Type.Optional(Type.String({ description: 'meta.next_cursor of the previous page' })),
-});
 
 /** How a provider's failure answers (use-cases/vc-profiles/vcs-errors.ts); each a problem+json. */
 const PROVIDER_FAILURES = {

@@ -14,6 +14,7 @@ import { registerHookAtProvider } from '../../../use-cases/webhooks/register-at-
 import { configureWebhook, deleteWebhook, getWebhook } from '../../../use-cases/webhooks/webhook-config.js';
 import type { RouteDef } from '../../route.js';
 import { assertMatches } from '../../validate-schema.js';
+import { PAGE_QUERY } from '../page-query.js';
 import { paged } from '../paged.js';
 
 const site = (req: { params: unknown }) => (req.params as { site: string }).site;
@@ -37,6 +38,7 @@ export const webhookRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/sites/:site/webhook',
+    operationId: 'getSiteWebhook',
     summary: 'The site’s push webhook: its URLs and branch filter (never its secrets)',
     tag: 'Deployments',
     auth: 'read',
@@ -50,6 +52,7 @@ export const webhookRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'POST',
     url: '/api/v1/sites/:site/webhook',
+    operationId: 'setSiteWebhook',
     summary: 'Create the push webhook, or rotate its secret and trigger URL, or change its branches',
     tag: 'Deployments',
     auth: 'write',
@@ -101,6 +104,7 @@ export const webhookRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'DELETE',
     url: '/api/v1/sites/:site/webhook',
+    operationId: 'deleteSiteWebhook',
     summary: 'Turn the push webhook off (its secret and trigger URL stop working)',
     tag: 'Deployments',
     auth: 'write',
@@ -114,6 +118,8 @@ export const webhookRoutes = (deps: UseCaseDeps): RouteDef[] => [
   {
     method: 'GET',
     url: '/api/v1/sites/:site/webhook/deliveries',
+    operationId: 'listSiteWebhookDeliveries',
+    query: PAGE_QUERY,
     summary: 'The last 100 hooks received for the site, each accepted, ignored or rejected with its reason',
     tag: 'Deployments',
     auth: 'read',

@@ -1,5 +1,5 @@
 import { FormatRegistry } from '@sinclair/typebox';
-import { UUID_RE } from '../domain/field-errors.js';
+import { UUID_RE } from './field-errors.js';
 
 /** TypeBox knows no string formats until they are registered; these are the ones the schemas use. */
 export function registerFormats(): void {
