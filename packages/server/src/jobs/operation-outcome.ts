@@ -45,6 +45,8 @@ export async function recordSuccess(run: OperationRun, deleteDatabase: boolean):
         .updateTable('sites')
         .set({ status: 'installed', failure: null, updated_at: now })
         .where('uuid', '=', site.uuid)
+        // A delete accepted meanwhile (queued after this create) keeps the site `deleting`.
+        .where('status', '!=', 'deleting')
         .execute();
       await run.deps.extension?.created(trx, site, now);
       return;
@@ -117,11 +119,12 @@ export async function recordFailure(run: OperationRun, step: string | null, idx:
     await recordOutcomeEvents(trx, op, site, cancelled ? 'cancelled' : 'failed', { step, message }, now);
     // A failed deployment leaves the site installed and its live release serving.
     if (op.kind === 'ssl' || isDeployKind(op.kind)) return;
-    await trx
+    const failed = trx
       .updateTable('sites')
       .set({ status: op.kind === 'create' ? 'failed' : 'delete_failed', failure: JSON.stringify(failure), updated_at: now })
-      .where('uuid', '=', site.uuid)
-      .execute();
+      .where('uuid', '=', site.uuid);
+    // A create that failed while a delete waits behind it: the site stays `deleting`, as the delete's 202 said.
+    await (op.kind === 'create' ? failed.where('status', '!=', 'deleting') : failed).execute();
   });
 }
 

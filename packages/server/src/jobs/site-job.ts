@@ -138,7 +138,13 @@ async function runOperation(deps: SiteJobDeps, job: JobRow, signal: JobSignal): 
     .execute();
   changed();
   if (op.kind === 'create')
-    await db.updateTable('sites').set({ status: 'installing', updated_at: now() }).where('uuid', '=', site.uuid).execute();
+    await db
+      .updateTable('sites')
+      .set({ status: 'installing', updated_at: now() })
+      .where('uuid', '=', site.uuid)
+      // A delete accepted before this create started keeps the site `deleting` (its 202 said so).
+      .where('status', '!=', 'deleting')
+      .execute();
   deps.siteChanged(site.server_uuid);
   if (job.attempts > 1) journal.log(`resuming (attempt ${job.attempts})`);
   // A create after a failed one (POST …/retry): the site keeps that failure until this one succeeds.
