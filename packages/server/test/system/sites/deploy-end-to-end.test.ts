@@ -9,6 +9,7 @@ import { makeContext } from '../../provisioning/support/context.js';
 import { TEST_DB } from '../../support/test-service.js';
 import { fixture } from '../../webhooks/hook-cases.js';
 import { hostExecutor, requireTestHost } from '../support/test-host.js';
+import { commitAndPush } from './support/git-work-tree.js';
 import { describeOperation, Harness, type JsonBody, removeSystemUser, runId } from './support/harness.js';
 import { curlUntil, mustRun, run, useHost } from './support/host.js';
 
@@ -135,16 +136,7 @@ async function succeeded(uuid: string): Promise<JsonBody> {
 
 /** Commits files into the work tree `name`, pushes main to the bare repository; returns the sha. */
 async function commit(name: string, files: Record<string, string>, message: string): Promise<string> {
-  const dir = `${WORK}/${name}`;
-  for (const [path, content] of Object.entries(files)) {
-    await mustRun('sh', ['-c', 'mkdir -p "$(dirname "$1")" && cat > "$1"', 'sh', `${dir}/${path}`], { input: content });
-  }
-  const git = (...args: string[]) =>
-    mustRun('git', ['-C', dir, '-c', 'user.name=Ada Tester', '-c', 'user.email=ada@example.test', ...args]);
-  await git('add', '-A');
-  await git('commit', '-q', '-m', message);
-  await git('push', '-q', `${GIT_BASE}/acme/${name}.git`, 'HEAD:main');
-  return (await git('rev-parse', 'HEAD')).stdout.trim();
+  return commitAndPush(`${WORK}/${name}`, `${GIT_BASE}/acme/${name}.git`, files, message);
 }
 
 const staticFiles = (v: string) => ({ 'index.html': `static-${v}` });

@@ -8,6 +8,7 @@ import type { ProvisionedSite } from '../../../src/provisioning/step.js';
 import { createToken } from '../../../src/storage/tokens.js';
 import { makeContext } from '../../provisioning/support/context.js';
 import { hostExecutor, requireTestHost } from '../support/test-host.js';
+import { commitAndPush } from './support/git-work-tree.js';
 import { describeOperation, Harness, type JsonBody, removeSystemUser, runId } from './support/harness.js';
 import { curlSite, curlUntil, mustRun, pathKind, run, useHost } from './support/host.js';
 
@@ -96,16 +97,7 @@ function fixture(name: string): Record<string, string> {
 
 /** Writes files into the work tree `name` on the host, commits and pushes main; returns the sha. */
 async function commit(name: string, files: Record<string, string>, message: string): Promise<string> {
-  const dir = `${WORK}/${name}`;
-  for (const [path, content] of Object.entries(files)) {
-    await mustRun('sh', ['-c', 'mkdir -p "$(dirname "$1")" && cat > "$1"', 'sh', `${dir}/${path}`], { input: content });
-  }
-  const git = (...args: string[]) =>
-    mustRun('git', ['-C', dir, '-c', 'user.name=Ada Tester', '-c', 'user.email=ada@example.test', ...args]);
-  await git('add', '-A');
-  await git('commit', '-q', '-m', message);
-  await git('push', '-q', `${GIT_BASE}/acme/${name}.git`, 'HEAD:main');
-  return (await git('rev-parse', 'HEAD')).stdout.trim();
+  return commitAndPush(`${WORK}/${name}`, `${GIT_BASE}/acme/${name}.git`, files, message);
 }
 
 const page = (site: JsonBody, accept: (body: string) => boolean, timeoutMs = 15_000) =>
