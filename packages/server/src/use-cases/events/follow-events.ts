@@ -3,6 +3,7 @@ import { ValidationError } from '../../domain/field-errors.js';
 import { type ChangeNotifier, teamEventsTopic } from '../../storage/change-notifier.js';
 import { EVENT_TYPES } from '../../storage/event-log.js';
 import { cursorAfter, cursorOf, eventsHeldBack, readEvents } from '../../storage/event-reader.js';
+import { ChangeWaiter } from '../change-waiter.js';
 import type { UseCaseDeps } from '../deps.js';
 
 /** How soon a stream reads again when events wait behind a running transaction (those are short). */
@@ -50,19 +51,13 @@ export async function* followEvents(
   pollMs = 2_000,
 ): AsyncGenerator<TeamEvent> {
   const teams = actor.teamUuids;
-  let dirty = true;
-  let wake: (() => void) | null = null;
+  const waiter = new ChangeWaiter();
   // Subscribed before the first read, so an event committed during a read is not missed.
-  const unsubscribe = teams.map((team) =>
-    deps.changes.subscribe(teamEventsTopic(team), () => {
-      dirty = true;
-      wake?.();
-    }),
-  );
+  const unsubscribe = teams.map((team) => deps.changes.subscribe(teamEventsTopic(team), waiter.notify));
   try {
     let cursor = await cursorAfter(deps.db, teams, afterSeq);
     while (!signal.aborted) {
-      dirty = false;
+      waiter.reading();
       const batch = await readEvents(deps.db, deps.dialect, teams, cursor, { types });
       for (const e of batch) {
         cursor = cursorOf(e);
@@ -72,20 +67,10 @@ export async function* followEvents(
           data: { seq: e.seq, type: e.type, subject: e.subject, created_at: e.created_at, data: e.data },
         };
       }
-      if (batch.length > 0 || dirty) continue;
+      if (batch.length > 0 || waiter.changed) continue;
       // Committed events behind a transaction still running: read again shortly, not at the next notification.
       const held = await eventsHeldBack(deps.db, deps.dialect, teams, cursor);
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          signal.removeEventListener('abort', done);
-          wake = null;
-          resolve();
-        };
-        const timer = setTimeout(done, held ? HELD_BACK_RETRY_MS : pollMs);
-        wake = done;
-        signal.addEventListener('abort', done, { once: true });
-      });
+      await waiter.wait(held ? HELD_BACK_RETRY_MS : pollMs, signal);
     }
   } finally {
     for (const off of unsubscribe) off();

@@ -1,6 +1,7 @@
 import type { Actor } from '../../domain/auth/actor.js';
 import { notFound } from '../../domain/errors.js';
 import { type ChangeNotifier, operationTopic } from '../../storage/change-notifier.js';
+import { ChangeWaiter } from '../change-waiter.js';
 import type { UseCaseDeps } from '../deps.js';
 
 /**
@@ -60,15 +61,11 @@ export async function* followOperation(
   const sentSteps = new Map<number, string>();
   let sentStatus = '';
   // Subscribed before the first read, so a change committed during a read is not missed.
-  let dirty = true;
-  let wake: (() => void) | null = null;
-  const unsubscribe = deps.changes.subscribe(operationTopic(uuid), () => {
-    dirty = true;
-    wake?.();
-  });
+  const waiter = new ChangeWaiter();
+  const unsubscribe = deps.changes.subscribe(operationTopic(uuid), waiter.notify);
   try {
     while (!signal.aborted) {
-      dirty = false;
+      waiter.reading();
       const op = await deps.db
         .selectFrom('operations')
         .select(['status', 'error', 'started_at', 'finished_at'])
@@ -129,19 +126,7 @@ export async function* followOperation(
         yield { event: 'end', id: lastSeq, data: { status: op.status } };
         return;
       }
-      if (!dirty) {
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            clearTimeout(timer);
-            signal.removeEventListener('abort', done);
-            wake = null;
-            resolve();
-          };
-          const timer = setTimeout(done, pollMs);
-          wake = done;
-          signal.addEventListener('abort', done, { once: true });
-        });
-      }
+      if (!waiter.changed) await waiter.wait(pollMs, signal);
     }
   } finally {
     unsubscribe();
