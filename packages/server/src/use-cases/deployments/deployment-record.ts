@@ -15,6 +15,36 @@ type OperationRow = Pick<Database['operations'], 'uuid' | 'kind' | 'status' | 's
  * A deployment as the API shows it. Its status is its operation's (queued → running → succeeded |
  * failed | cancelled), so the two can never disagree; times come from the operation too.
  */
+/**
+ * A new deployments row: what a deploy or a rollback says about itself, the rest empty until its
+ * job fills it (commit, environment hash, migrations) or a later request marks it.
+ */
+export function newDeploymentRow(
+  row: Pick<
+    DeploymentRow,
+    'uuid' | 'site_uuid' | 'team_uuid' | 'operation_uuid' | 'kind' | 'trigger' | 'release' | 'from_release' | 'created_at'
+  > &
+    Partial<DeploymentRow>,
+): DeploymentRow {
+  return {
+    branch: null,
+    requested_commit: null,
+    commit_sha: null,
+    commit_message: null,
+    commit_author: null,
+    environment_hash: null,
+    ran_migrations: 0,
+    rollback_info: null,
+    release_bad: 0,
+    superseded_by: null,
+    cancel_requested_at: null,
+    source_kind: 'git',
+    artifact_sha256: null,
+    artifact_bytes: null,
+    ...row,
+  };
+}
+
 export function deploymentRecord(d: DeploymentRow, op: OperationRow) {
   const duration = op.started_at && op.finished_at ? Math.max(0, Date.parse(op.finished_at) - Date.parse(op.started_at)) : null;
   return {

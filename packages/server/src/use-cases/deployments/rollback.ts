@@ -8,7 +8,7 @@ import type { UseCaseDeps } from '../deps.js';
 import { enqueueOperation } from '../operations/enqueue-operation.js';
 import { loadDeploySettings } from './deploy-settings.js';
 import { deployableSite } from './deploy-site.js';
-import { type DeploymentRecord, deploymentRecord, liveRelease } from './deployment-record.js';
+import { type DeploymentRecord, deploymentRecord, liveRelease, newDeploymentRow } from './deployment-record.js';
 import { currentEnvironmentHash } from './environment.js';
 
 /**
@@ -81,7 +81,7 @@ export async function rollbackSite(
     const nowIso = now.toISOString();
     const uuid = timeOrderedUuid();
     const operation = await enqueueOperation(trx, { site, kind: 'rollback', params: { deployment: uuid }, now: nowIso });
-    const row: Database['deployments'] = {
+    const row = newDeploymentRow({
       uuid,
       site_uuid: site.uuid,
       team_uuid: site.team_uuid,
@@ -96,20 +96,16 @@ export async function rollbackSite(
       release: chosen.release,
       from_release: live,
       environment_hash: chosen.environment_hash,
-      ran_migrations: 0,
       rollback_info: JSON.stringify({
         environment_changed: chosen.environment_hash !== envHash,
         migrations_changed: migrationsChanged,
       }),
-      release_bad: 0,
-      superseded_by: null,
-      cancel_requested_at: null,
       created_at: nowIso,
       // The kept release is re-pointed to, whatever made it.
       source_kind: chosen.source_kind,
       artifact_sha256: chosen.artifact_sha256,
       artifact_bytes: chosen.artifact_bytes,
-    };
+    });
     await insertRow(trx, 'deployments', row);
     return { record: deploymentRecord(row, operation), server: site.server_uuid };
   });

@@ -4,12 +4,11 @@ import { DomainError } from '../../domain/errors.js';
 import type { IncomingArtifact } from '../../storage/artifact-store.js';
 import { announceEvents } from '../../storage/event-log.js';
 import { insertRow } from '../../storage/insert-row.js';
-import type { Database } from '../../storage/schema.js';
 import { timeOrderedUuid } from '../../storage/time-ordered-uuid.js';
 import type { UseCaseDeps } from '../deps.js';
 import { enqueueOperation } from '../operations/enqueue-operation.js';
 import { deployableSite } from './deploy-site.js';
-import { type DeploymentRecord, deploymentRecord, liveRelease } from './deployment-record.js';
+import { type DeploymentRecord, deploymentRecord, liveRelease, newDeploymentRow } from './deployment-record.js';
 import { cancelQueuedOperation } from './queued-operation.js';
 
 export type DeploymentTrigger = 'manual' | 'webhook';
@@ -76,7 +75,7 @@ export async function startDeployment(deps: UseCaseDeps, request: StartDeploymen
           superseded.push(q.uuid);
         }
       const operation = await enqueueOperation(trx, { site, kind: 'deploy', params: { deployment: uuid }, now: nowIso });
-      const row: Database['deployments'] = {
+      const row = newDeploymentRow({
         uuid,
         site_uuid: site.uuid,
         team_uuid: site.team_uuid,
@@ -85,22 +84,13 @@ export async function startDeployment(deps: UseCaseDeps, request: StartDeploymen
         trigger: request.trigger,
         branch: artifact ? null : (request.branch ?? source?.branch ?? null),
         requested_commit: artifact ? null : (request.commit?.toLowerCase() ?? null),
-        commit_sha: null,
-        commit_message: null,
-        commit_author: null,
         release: releaseName(now, uuid),
         from_release: await liveRelease(trx, site.uuid),
-        environment_hash: null,
-        ran_migrations: 0,
-        rollback_info: null,
-        release_bad: 0,
-        superseded_by: null,
-        cancel_requested_at: null,
         created_at: nowIso,
         source_kind: artifact ? 'artifact' : 'git',
         artifact_sha256: artifact?.sha256 ?? null,
         artifact_bytes: artifact?.bytes ?? null,
-      };
+      });
       await insertRow(trx, 'deployments', row);
       // Last, and flushed: a commit after this finds the archive; a rollback leaves a file that
       // ArtifactStore.sweep removes (no deployment names it).
