@@ -28,10 +28,25 @@ export function recordingDeploySteps(): RecordingDeploySteps {
   let arrival = new Promise<void>((r) => {
     arrived = r;
   });
+  // A new arrival promise for each gate and each test that waits.
+  const reset = () => {
+    arrival = new Promise<void>((r) => {
+      arrived = r;
+    });
+  };
+  let gate: Promise<void> | null = null;
   const self: RecordingDeploySteps = {
     deploys: [],
     rollbacks: [],
-    gate: null,
+    // A new gate forgets arrivals at the one before: a build that passed an earlier test's gate
+    // (already open) must not count as one waiting at this test's.
+    get gate() {
+      return gate;
+    },
+    set gate(next: Promise<void> | null) {
+      gate = next;
+      reset();
+    },
     failAt: new Set(),
     atGate: 0,
     waiting: () => arrival,
@@ -86,12 +101,7 @@ export function recordingDeploySteps(): RecordingDeploySteps {
       return [{ name: 'activate', run: async (ctx) => ctx.log(`re-point current to ${plan.release}`) }];
     },
   };
-  // A new arrival promise for each test that waits.
-  const reset = () => {
-    arrival = new Promise<void>((r) => {
-      arrived = r;
-    });
-  };
+
   const waiting = self.waiting;
   self.waiting = () => {
     const p = waiting();
