@@ -51,7 +51,8 @@ interface Outcome {
  * endpoint with events after its cursor (matching its types, of its team only) and no retry pending
  * is taken under a lease (a conditional UPDATE: on PostgreSQL several worker processes skip an
  * endpoint another one holds), and its events are POSTed one at a time, in log order, signed the
- * Standard Webhooks way. Every attempt is written to the delivery log with the cursor or retry
+ * Standard Webhooks way. Endpoints are served side by side, each by one task at a time, so a slow
+ * receiver delays only its own events. Every attempt is written to the delivery log with the cursor or retry
  * state in one transaction, so a restart resumes where it stopped. A delivery is at least once: a
  * process that dies between the receiver's answer and the commit sends the event again (same
  * `webhook-id`, so receivers can drop the repeat).
@@ -60,6 +61,10 @@ export class WebhookDispatcher {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> = Promise.resolve();
   private stopped = false;
+  /** Endpoints being served by this process: a slow receiver holds up only its own endpoint. */
+  private readonly inFlight = new Map<string, Promise<void>>();
+  /** Aborts the requests under way when the process stops (their events are sent again later). */
+  private readonly stopping = new AbortController();
   private readonly backoff: readonly number[];
 
   constructor(
@@ -71,7 +76,8 @@ export class WebhookDispatcher {
 
   start(): void {
     const turn = () => {
-      this.running = this.turn()
+      this.running = this.startDue()
+        .then(() => undefined)
         .catch((error: unknown) => this.deps.log.error({ err: error }, 'delivering outgoing webhooks failed'))
         .finally(() => {
           if (!this.stopped) {
@@ -86,11 +92,18 @@ export class WebhookDispatcher {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    this.stopping.abort();
     await this.running;
+    await Promise.all(this.inFlight.values());
   }
 
-  /** One pass over the endpoints that may have work; answers when their batches are done. */
+  /** One pass over the endpoints that may have work; answers when their batches are done (tests). */
   async turn(): Promise<void> {
+    await Promise.all(await this.startDue());
+  }
+
+  /** Starts serving each endpoint that may have work and is not served here already. */
+  private async startDue(): Promise<Promise<void>[]> {
     const now = this.deps.clock.now().toISOString();
     const due = await this.deps.db
       .selectFrom('outgoing_webhooks')
@@ -100,7 +113,16 @@ export class WebhookDispatcher {
       .orderBy('created_at')
       .limit(ENDPOINTS_PER_TURN)
       .execute();
-    await Promise.all(due.map((row) => this.serve(row)));
+    const started: Promise<void>[] = [];
+    for (const row of due) {
+      if (this.inFlight.has(row.uuid)) continue;
+      const serving = this.serve(row)
+        .catch((error: unknown) => this.deps.log.error({ err: error, webhook: row.uuid }, 'delivering a webhook failed'))
+        .finally(() => this.inFlight.delete(row.uuid));
+      this.inFlight.set(row.uuid, serving);
+      started.push(serving);
+    }
+    return started;
   }
 
   private async pending(row: Database['outgoing_webhooks']): Promise<StoredEvent[]> {
@@ -132,7 +154,10 @@ export class WebhookDispatcher {
       const secret = this.deps.secrets.open(row.secret_enc);
       let attempts = row.attempts;
       for (const event of await this.pending(row)) {
+        if (this.stopping.signal.aborted) return;
         const outcome = await this.send(row.url, secret, event);
+        // Cut short by the stop, not the receiver's doing: not an attempt (an answer that came is kept).
+        if (outcome.status === null && this.stopping.signal.aborted) return;
         attempts += 1;
         const delivered = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
         const giveUp = !delivered && attempts > this.backoff.length;
@@ -218,7 +243,7 @@ export class WebhookDispatcher {
           'webhook-signature': signWebhook(secret, id, timestamp, body),
         },
         body,
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        signal: AbortSignal.any([AbortSignal.timeout(REQUEST_TIMEOUT_MS), this.stopping.signal]),
       });
       const ok = res.status >= 200 && res.status < 300;
       return { status: res.status, error: ok ? null : `the receiver answered ${res.status}`, ms: performance.now() - started };

@@ -19,6 +19,8 @@ describe(`webhook dispatcher (${TEST_DB})`, () => {
   let base: string;
   const received: { path: string; id: string }[] = [];
   const answers: Record<string, number[]> = {};
+  /** Answers of /slow, held until the test lets them go. */
+  const held: (() => void)[] = [];
   let now = new Date('2026-11-26T12:00:00Z');
   const clock = { now: () => now };
 
@@ -57,6 +59,20 @@ describe(`webhook dispatcher (${TEST_DB})`, () => {
       .orderBy('uuid')
       .execute();
 
+  /**
+   * Turns until `done`: on PostgreSQL an event waits until every older transaction in the cluster
+   * has ended (storage/event-reader.ts), and another suite's may still be open for a moment.
+   */
+  const turnsUntil = async (turn: () => Promise<unknown>, done: () => boolean | Promise<boolean>) => {
+    const end = Date.now() + 10_000;
+    for (;;) {
+      await turn();
+      if (await done()) return;
+      if (Date.now() > end) throw new Error('not delivered in time');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+
   beforeAll(async () => {
     receiver = http.createServer((req, res) => {
       req.resume();
@@ -64,6 +80,10 @@ describe(`webhook dispatcher (${TEST_DB})`, () => {
         const path = req.url ?? '/';
         received.push({ path, id: String(req.headers['webhook-id']) });
         const list = answers[path];
+        if (path === '/slow') {
+          held.push(() => res.writeHead(200).end());
+          return;
+        }
         res.writeHead(list ? (list.length > 1 ? (list.shift() as number) : (list[0] as number)) : 200).end();
       });
     });
@@ -80,7 +100,10 @@ describe(`webhook dispatcher (${TEST_DB})`, () => {
     answers['/restart'] = [500, 200];
     const hook = await addEndpoint('/restart');
     await record(hook.team, 1);
-    await dispatcher().turn();
+    await turnsUntil(
+      () => dispatcher().turn(),
+      async () => (await log(hook.uuid)).length > 0,
+    );
     const first = await log(hook.uuid);
     expect(first).toMatchObject([{ attempt: 1, status_code: 500, delivered_at: null }]);
     // Not due yet: a new dispatcher sends nothing.
@@ -103,7 +126,13 @@ describe(`webhook dispatcher (${TEST_DB})`, () => {
     await record(other.team, 3);
     const a = dispatcher();
     const b = dispatcher();
-    for (let i = 0; i < 5; i++) await Promise.all([a.turn(), b.turn(), a.turn()]);
+    const count = (path: string) => received.filter((r) => r.path === path).length;
+    await turnsUntil(
+      () => Promise.all([a.turn(), b.turn(), a.turn()]),
+      () => count('/pair') >= 12 && count('/theirs') >= 3,
+    );
+    // A few more rounds: nothing is sent twice.
+    for (let i = 0; i < 3; i++) await Promise.all([a.turn(), b.turn(), a.turn()]);
     const ids = received.filter((r) => r.path === '/pair').map((r) => r.id);
     expect(ids).toHaveLength(12);
     expect(new Set(ids).size).toBe(12);
@@ -113,5 +142,44 @@ describe(`webhook dispatcher (${TEST_DB})`, () => {
     const theirIds = new Set(received.filter((r) => r.path === '/theirs').map((r) => r.id));
     for (const id of ids) expect(theirIds.has(id)).toBe(false);
     expect((await log(hook.uuid)).map((d) => d.attempt)).toEqual(Array(12).fill(1));
+  });
+
+  it('a receiver that does not answer holds up only its own endpoint; stop cuts its request short', async () => {
+    const slow = await addEndpoint('/slow');
+    const fast = await addEndpoint('/fast');
+    const running = new WebhookDispatcher(
+      {
+        db: s.storage.db,
+        dialect: s.storage.dialect,
+        secrets: s.useCases.secrets,
+        clock,
+        log: pino({ level: 'silent' }),
+        fetch: guardedFetch(s.useCases.egress),
+      },
+      20,
+    );
+    running.start();
+    try {
+      // One event, then another once the first reached /fast: the second goes out in a later pass,
+      // while /slow still sits on the first.
+      const fastCount = async (n: number) => {
+        // Shorter than the 10 s request timeout, which would end the wait on /slow anyway.
+        const end = Date.now() + 5_000;
+        while (received.filter((r) => r.path === '/fast').length < n && Date.now() < end)
+          await new Promise((r) => setTimeout(r, 20));
+      };
+      await record(slow.team, 1);
+      await fastCount(1);
+      await record(slow.team, 1);
+      await fastCount(2);
+      expect(received.filter((r) => r.path === '/fast')).toHaveLength(2);
+      expect(received.filter((r) => r.path === '/slow')).toHaveLength(1);
+    } finally {
+      await running.stop();
+    }
+    // The cut-short attempt is not the receiver's failure: nothing logged, the event is sent again later.
+    expect(await log(slow.uuid)).toHaveLength(0);
+    expect((await log(fast.uuid)).map((d) => d.status_code)).toEqual([200, 200]);
+    for (const answer of held) answer();
   });
 });
