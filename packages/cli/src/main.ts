@@ -6,6 +6,7 @@ import { completionCommand } from './completion.js';
 import { deployCommands } from './deploy-commands.js';
 import { reportError } from './errors.js';
 import { loginCommands } from './login-commands.js';
+import { outgoingWebhookCommands } from './outgoing-webhook-commands.js';
 import { setJsonOutput } from './output.js';
 import { profileCommands } from './profile-commands.js';
 import { serveCommand } from './serve.js';
@@ -35,6 +36,7 @@ siteCommands(program);
 profileCommands(program);
 deployCommands(program);
 webhookCommands(program);
+outgoingWebhookCommands(program);
 backupCommands(program);
 completionCommand(program);
 program.parseAsync(process.argv).catch((error: unknown) => {

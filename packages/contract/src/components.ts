@@ -15,6 +15,12 @@ import {
   SiteSourceSchema,
 } from './deployments.js';
 import {
+  CreatedOutgoingWebhookSchema,
+  CreateOutgoingWebhookBody,
+  OutgoingWebhookDeliverySchema,
+  OutgoingWebhookSchema,
+} from './outgoing-webhooks.js';
+import {
   CreateDnsProfileBody,
   CreatedSiteSchema,
   CreateServerBody,
@@ -82,6 +88,10 @@ export const NAMED_SCHEMAS: Readonly<Record<string, TSchema>> = {
   WebhookDelivery: WebhookDeliverySchema,
   HookAnswer: HookAnswerSchema,
   TriggerRequest: TriggerBody,
+  CreateOutgoingWebhookRequest: CreateOutgoingWebhookBody,
+  OutgoingWebhook: OutgoingWebhookSchema,
+  CreatedOutgoingWebhook: CreatedOutgoingWebhookSchema,
+  OutgoingWebhookDelivery: OutgoingWebhookDeliverySchema,
 };
 
 /** CreateLaravelSiteRequest, CreateStaticHtmlSiteRequest, …: the component of one type's create body. */

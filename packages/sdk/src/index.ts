@@ -220,6 +220,17 @@ export class SiteplaneClient {
   configureSiteWebhook = (site: string, body: Body<'setSiteWebhook'> = {}) => this.api.setSiteWebhook(site, body);
   deleteSiteWebhook = (site: string) => this.api.deleteSiteWebhook(site);
   listWebhookDeliveries = (site: string) => this.all((cursor) => this.api.listSiteWebhookDeliveries(site, { cursor }));
+
+  // Outgoing webhooks: the team's events POSTed to a URL (the `whsec_…` secret is only in the create's answer).
+  /** `{url, events: ['site.*', …], team?}` → the endpoint with its signing secret, shown this once. */
+  createOutgoingWebhook = (body: Body<'createOutgoingWebhook'>, idempotencyKey?: string) =>
+    this.api.createOutgoingWebhook(body, { idempotencyKey });
+  listOutgoingWebhooks = () => this.all((cursor) => this.api.listOutgoingWebhooks({ cursor }));
+  getOutgoingWebhook = (uuid: string) => this.api.getOutgoingWebhook(uuid);
+  deleteOutgoingWebhook = (uuid: string) => this.api.deleteOutgoingWebhook(uuid);
+  /** Every delivery attempt of the endpoint, oldest first. */
+  listOutgoingWebhookDeliveries = (uuid: string) =>
+    this.all((cursor) => this.api.listOutgoingWebhookDeliveries(uuid, { cursor }));
 }
 
 function pause(ms: number): Promise<void> {

@@ -18,7 +18,9 @@ export const OPERATION_IDS = [
   'streamTeamEvents',
   'createOutgoingWebhook',
   'listOutgoingWebhooks',
+  'getOutgoingWebhook',
   'deleteOutgoingWebhook',
+  'listOutgoingWebhookDeliveries',
   'createServer',
   'listServers',
   'getServer',
@@ -132,19 +134,29 @@ export class SiteplaneApi {
     return this.send({ operationId: 'streamTeamEvents', method: 'GET', path: `/api/v1/events`, query, answer: 'stream', options }) as Promise<Response>;
   }
 
-  /** Outgoing webhooks: not built yet (501) (POST /api/v1/webhooks) */
-  createOutgoingWebhook(options?: CallOptions): Promise<void> {
-    return this.send({ operationId: 'createOutgoingWebhook', method: 'POST', path: `/api/v1/webhooks`, answer: 'empty', options }) as Promise<void>;
+  /** Send the team's events to a URL (the signing secret is in this answer only) (POST /api/v1/webhooks) */
+  createOutgoingWebhook(body: NonNullable<operations['createOutgoingWebhook']['requestBody']>['content']['application/json'], options?: CallOptions): Promise<Json<'createOutgoingWebhook', 201>> {
+    return this.send({ operationId: 'createOutgoingWebhook', method: 'POST', path: `/api/v1/webhooks`, body, answer: 'json', options }) as Promise<Json<'createOutgoingWebhook', 201>>;
   }
 
-  /** Outgoing webhooks: not built yet (501) (GET /api/v1/webhooks) */
-  listOutgoingWebhooks(options?: CallOptions): Promise<void> {
-    return this.send({ operationId: 'listOutgoingWebhooks', method: 'GET', path: `/api/v1/webhooks`, answer: 'empty', options }) as Promise<void>;
+  /** The team's outgoing webhooks (never their secrets) (GET /api/v1/webhooks) */
+  listOutgoingWebhooks(query?: operations['listOutgoingWebhooks']['parameters']['query'], options?: CallOptions): Promise<Json<'listOutgoingWebhooks', 200>> {
+    return this.send({ operationId: 'listOutgoingWebhooks', method: 'GET', path: `/api/v1/webhooks`, query, answer: 'json', options }) as Promise<Json<'listOutgoingWebhooks', 200>>;
   }
 
-  /** Outgoing webhooks: not built yet (501) (DELETE /api/v1/webhooks/{webhook}) */
+  /** One outgoing webhook (never its secret) (GET /api/v1/webhooks/{webhook}) */
+  getOutgoingWebhook(webhook: string, options?: CallOptions): Promise<Json<'getOutgoingWebhook', 200>> {
+    return this.send({ operationId: 'getOutgoingWebhook', method: 'GET', path: `/api/v1/webhooks/${encodeURIComponent(webhook)}`, answer: 'json', options }) as Promise<Json<'getOutgoingWebhook', 200>>;
+  }
+
+  /** Stop sending events to this endpoint (its delivery log goes too) (DELETE /api/v1/webhooks/{webhook}) */
   deleteOutgoingWebhook(webhook: string, options?: CallOptions): Promise<void> {
     return this.send({ operationId: 'deleteOutgoingWebhook', method: 'DELETE', path: `/api/v1/webhooks/${encodeURIComponent(webhook)}`, answer: 'empty', options }) as Promise<void>;
+  }
+
+  /** Every delivery attempt of an outgoing webhook, oldest first (GET /api/v1/webhooks/{webhook}/deliveries) */
+  listOutgoingWebhookDeliveries(webhook: string, query?: operations['listOutgoingWebhookDeliveries']['parameters']['query'], options?: CallOptions): Promise<Json<'listOutgoingWebhookDeliveries', 200>> {
+    return this.send({ operationId: 'listOutgoingWebhookDeliveries', method: 'GET', path: `/api/v1/webhooks/${encodeURIComponent(webhook)}/deliveries`, query, answer: 'json', options }) as Promise<Json<'listOutgoingWebhookDeliveries', 200>>;
   }
 
   /** Register a server (ssh, local or dry-run) (POST /api/v1/servers) */

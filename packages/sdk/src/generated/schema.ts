@@ -129,10 +129,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Outgoing webhooks: not built yet (501) */
+        /** The team's outgoing webhooks (never their secrets) */
         get: operations["listOutgoingWebhooks"];
         put?: never;
-        /** Outgoing webhooks: not built yet (501) */
+        /** Send the team's events to a URL (the signing secret is in this answer only) */
         post: operations["createOutgoingWebhook"];
         delete?: never;
         options?: never;
@@ -147,11 +147,29 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** One outgoing webhook (never its secret) */
+        get: operations["getOutgoingWebhook"];
         put?: never;
         post?: never;
-        /** Outgoing webhooks: not built yet (501) */
+        /** Stop sending events to this endpoint (its delivery log goes too) */
         delete: operations["deleteOutgoingWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhook}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every delivery attempt of an outgoing webhook, oldest first */
+        get: operations["listOutgoingWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1608,6 +1626,45 @@ export interface components {
             branch?: string;
             commit?: string;
         };
+        CreateOutgoingWebhookRequest: {
+            /** @description Where events are POSTed: https (http only on loopback); the egress policy applies. */
+            url: string;
+            /** @description Event types (`site.installed`) or families (`site.*`) to send. */
+            events: string[];
+            /** Format: uuid */
+            team?: string;
+        };
+        OutgoingWebhook: {
+            /** Format: uuid */
+            uuid: string;
+            /** Format: uuid */
+            team: string;
+            url: string;
+            /** @description The event types sent (families expanded). */
+            events: string[];
+            /** @description The seq of the last event dealt with (delivered or given up). */
+            last_event: number;
+            next_attempt_at: string | null;
+            created_at: string;
+        };
+        CreatedOutgoingWebhook: components["schemas"]["OutgoingWebhook"] & {
+            /** @description The signing secret, `whsec_<base64>`: shown only in this answer. */
+            secret: string;
+        };
+        OutgoingWebhookDelivery: {
+            /** Format: uuid */
+            uuid: string;
+            event_seq: number;
+            event_type: string;
+            /** @description 1 for the first try of this event, then 2, 3, … */
+            attempt: number;
+            status_code: number | null;
+            error: string | null;
+            duration_ms: number;
+            next_attempt_at: string | null;
+            delivered_at: string | null;
+            created_at: string;
+        };
     };
     responses: {
         /** @description Problem */
@@ -1967,23 +2024,29 @@ export interface operations {
     };
     listOutgoingWebhooks: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            401: components["responses"]["Problem"];
-            /** @description Not built yet (problem+json, code not_implemented) */
-            501: {
+            /** @description Endpoints */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        data: components["schemas"]["OutgoingWebhook"][];
+                        meta: components["schemas"]["ListMeta"];
+                    };
                 };
             };
+            401: components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
     };
@@ -1996,18 +2059,54 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateOutgoingWebhookRequest"];
+            };
+        };
         responses: {
-            401: components["responses"]["Problem"];
-            /** @description Not built yet (problem+json, code not_implemented) */
-            501: {
+            /** @description The endpoint with its secret `whsec_…`, shown once */
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["CreatedOutgoingWebhook"];
                 };
             };
+            401: components["responses"]["Problem"];
+            /** @description validation_failed: `url` not a URL (invalid_format), not https (insecure_url) or at an address not allowed (target_not_allowed); `events.<i>` not an event type (invalid_value) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    getOutgoingWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook UUID */
+                webhook: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutgoingWebhook"];
+                };
+            };
+            401: components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2025,16 +2124,45 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             401: components["responses"]["Problem"];
-            /** @description Not built yet (problem+json, code not_implemented) */
-            501: {
+            default: components["responses"]["Problem"];
+        };
+    };
+    listOutgoingWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Webhook UUID */
+                webhook: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Attempts */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        data: components["schemas"]["OutgoingWebhookDelivery"][];
+                        meta: components["schemas"]["ListMeta"];
+                    };
                 };
             };
+            401: components["responses"]["Problem"];
             default: components["responses"]["Problem"];
         };
     };

@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { loadSecretKey, SecretBox } from '../crypto/secret-box.js';
 import { EgressPolicy, type ResolveHost } from '../egress/egress-policy.js';
+import { guardedFetch } from '../egress/guarded-fetch.js';
 import { cachedAuthenticator } from '../http/auth.js';
 import { buildHttp } from '../http/build-http.js';
 import type { ResponseMismatch } from '../http/response-check.js';
@@ -16,6 +17,7 @@ import { JobQueue } from '../jobs/queue.js';
 import { RenewalScheduler } from '../jobs/renewal-scheduler.js';
 import { ServerLocks } from '../jobs/server-locks.js';
 import { runSiteJob, type SiteJobDeps } from '../jobs/site-job.js';
+import { WEBHOOK_MAX_ANSWER_BYTES, WebhookDispatcher } from '../jobs/webhook-dispatcher.js';
 import { Worker } from '../jobs/worker.js';
 import { collectDatabaseGauges } from '../metrics/database-gauges.js';
 import { MetricsListener } from '../metrics/metrics-listener.js';
@@ -91,6 +93,9 @@ export interface ServiceOverrides {
   cancelPollMs?: number;
   /** How often GET /api/v1/events reads without a notification (tests: longer, so only notifications deliver). */
   streamPollMs?: number;
+  /** Outgoing webhooks: the waits between attempts (tests: milliseconds) and how often endpoints are looked at. */
+  webhookBackoffMs?: readonly number[];
+  webhookPollMs?: number;
   /** Tests: each answer that does not match its documented schema (http/response-check.ts). */
   responseMismatch?: (mismatch: ResponseMismatch) => void;
 }
@@ -195,8 +200,21 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
   });
   let renewals: RenewalScheduler | null = null;
   let eventRetention: EventRetention | null = null;
+  let webhooks: WebhookDispatcher | null = null;
   if (config.runWorker) {
     eventRetention = new EventRetention({ db: storage.db, clock, log: logger, retentionDays: config.eventRetentionDays });
+    webhooks = new WebhookDispatcher(
+      {
+        db: storage.db,
+        dialect: storage.dialect,
+        secrets,
+        clock,
+        log: logger,
+        fetch: guardedFetch(egress, { maxBodyBytes: WEBHOOK_MAX_ANSWER_BYTES }),
+        backoffMs: overrides.webhookBackoffMs,
+      },
+      overrides.webhookPollMs ?? overrides.pollMs,
+    );
     worker = new Worker(queue, (job, signal) => runSiteJob(jobDeps, job, signal), clock, logger, {
       concurrency: config.workerConcurrency,
       leaseMs: overrides.leaseMs ?? config.jobLeaseMs,
@@ -246,6 +264,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
   if (config.runWorker)
     void artifacts.sweep(storage.db).catch((error) => logger.warn({ err: error }, 'removing finished deploy artifacts failed'));
   eventRetention?.start();
+  webhooks?.start();
   return {
     app,
     storage,
@@ -264,6 +283,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
       await app.close();
       await renewals?.stop();
       await eventRetention?.stop();
+      await webhooks?.stop();
       await worker?.stop();
       await sshPool.closeAll();
       await changes.close();

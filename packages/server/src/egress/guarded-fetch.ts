@@ -11,11 +11,12 @@ import { isIP } from 'node:net';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { EgressPolicy } from './egress-policy.js';
 
-/** An API answer beyond this is not one a provider sends; refused rather than buffered. */
+/** An API answer beyond this is not one a provider sends; refused rather than buffered (callers may lower it). */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
-export function guardedFetch(policy: EgressPolicy): typeof fetch {
+export function guardedFetch(policy: EgressPolicy, options: { maxBodyBytes?: number } = {}): typeof fetch {
+  const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
   return (async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
@@ -43,13 +44,13 @@ export function guardedFetch(policy: EgressPolicy): typeof fetch {
           let size = 0;
           response.on('data', (chunk: Buffer) => {
             size += chunk.length;
-            if (size > MAX_BODY_BYTES) request.destroy(new Error(`the answer is larger than ${MAX_BODY_BYTES} bytes`));
+            if (size > maxBody) request.destroy(new Error(`the answer is larger than ${maxBody} bytes`));
             else chunks.push(chunk);
           });
           response.on('error', reject);
           response.on('end', () => {
             try {
-              resolve(toResponse(response, Buffer.concat(chunks)));
+              resolve(toResponse(response, Buffer.concat(chunks), maxBody));
             } catch (error) {
               reject(error);
             }
@@ -63,7 +64,7 @@ export function guardedFetch(policy: EgressPolicy): typeof fetch {
   }) as typeof fetch;
 }
 
-function toResponse(response: http.IncomingMessage, raw: Buffer): Response {
+function toResponse(response: http.IncomingMessage, raw: Buffer, maxBody: number): Response {
   const status = response.statusCode ?? 502;
   const headers = new Headers();
   for (const [name, value] of Object.entries(response.headers)) {
@@ -72,7 +73,7 @@ function toResponse(response: http.IncomingMessage, raw: Buffer): Response {
   }
   const encoding = (response.headers['content-encoding'] ?? '').toLowerCase();
   // The cap holds after decompression too: a few kilobytes of gzip can inflate to gigabytes.
-  const limit = { maxOutputLength: MAX_BODY_BYTES };
+  const limit = { maxOutputLength: maxBody };
   const body =
     encoding === 'gzip'
       ? gunzipSync(raw, limit)

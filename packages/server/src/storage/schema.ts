@@ -263,6 +263,38 @@ export interface Database {
     xid: Generated<number | string>;
     created_at: string;
   };
+  /** Migration 014: outgoing webhooks, each with its place in the change log (PostgreSQL answers bigints as strings). */
+  outgoing_webhooks: {
+    uuid: string;
+    team_uuid: string;
+    url: string;
+    /** JSON array of event types (families expanded when stored). */
+    events: string;
+    /** The `whsec_…` signing secret, sealed. */
+    secret_enc: string;
+    cursor_xid: number | string;
+    cursor_seq: number | string;
+    cursor_floor: number | string;
+    attempts: number;
+    next_attempt_at: string | null;
+    lease_token: string | null;
+    lease_until: string | null;
+    created_at: string;
+  };
+  /** Migration 014: every attempt to deliver an event to an outgoing webhook. */
+  outgoing_webhook_deliveries: {
+    uuid: string;
+    webhook_uuid: string;
+    event_seq: number | string;
+    event_type: string;
+    attempt: number;
+    status_code: number | null;
+    error: string | null;
+    duration_ms: number;
+    next_attempt_at: string | null;
+    delivered_at: string | null;
+    created_at: string;
+  };
   /** Migration 009: what a site deploys from; the clone URL and deploy key sealed. */
   site_sources: {
     site_uuid: string;

@@ -103,6 +103,13 @@ describe(`no secret is stored in clear (${TEST_DB}; issue 10, ARCHITECTURE §2)`
     await post('/api/v1/vc-profiles', { provider: 'github', name: 'gh', token: fixture.token, baseUrl: github.baseUrl });
     secrets.set('vc token', fixture.token);
 
+    // An outgoing webhook: its generated signing secret is in the (replayable) answer only.
+    const hook = (
+      await post('/api/v1/webhooks', { url: 'https://127.0.0.1:9/hook', events: ['site.*'] }, { 'idempotency-key': 'hook-1' })
+    ).json() as { secret: string };
+    secrets.set('outgoing webhook secret', hook.secret);
+    secrets.set('outgoing webhook key', hook.secret.slice('whsec_'.length));
+
     // An ssh server: Siteplane generates its key pair; the private key is learnt through the secret box.
     const server = (
       await post('/api/v1/servers', { name: 'ssh-1', ip: '10.20.30.40', connection: 'ssh', sshUser: 'root' })

@@ -170,23 +170,6 @@ describe(`GET /api/v1/events (${TEST_DB}; issue 12 item 3)`, () => {
     expect(got.map((e) => String(e.id))).toEqual(direct.events.map((e) => e.id));
   });
 
-  it('outgoing webhooks are not built: /api/v1/webhooks answers 501 not_implemented, not 404', async () => {
-    for (const [method, url] of [
-      ['POST', '/api/v1/webhooks'],
-      ['GET', '/api/v1/webhooks'],
-      ['DELETE', '/api/v1/webhooks/0190b6a4-0000-7000-8000-000000000000'],
-    ] as const) {
-      const res = await s.app.inject({
-        method,
-        url,
-        headers: auth(),
-        payload: method === 'POST' ? { url: 'https://x.example' } : undefined,
-      });
-      expect(res.statusCode, `${method} ${url}`).toBe(501);
-      expect(res.json()).toMatchObject({ code: 'not_implemented' });
-    }
-  });
-
   it.runIf(TEST_DB === 'postgres')('a change made by a second process reaches a stream on the first', async () => {
     // The second service shares the database; its worker installs what it is asked to create, and
     // this process learns of it only by LISTEN/NOTIFY (its own poll is ten minutes).

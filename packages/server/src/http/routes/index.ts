@@ -30,7 +30,7 @@ export function apiRoutes(deps: UseCaseDeps): RouteDef[] {
     getOperationRoute(deps),
     operationEventsRoute(deps),
     teamEventsRoute(deps),
-    ...outgoingWebhookRoutes(),
+    ...outgoingWebhookRoutes(deps),
     ...serverRoutes(deps),
     ...dnsProfileRoutes(deps),
     ...vcProfileRoutes(deps),

@@ -12,6 +12,7 @@ import * as m010 from './010_provider_deploy_keys.js';
 import * as m011 from './011_artifact_deployments.js';
 import * as m012 from './012_site_list_versions.js';
 import * as m013 from './013_events.js';
+import * as m014 from './014_outgoing_webhooks.js';
 
 /** Numbered, forward-only; the same list for SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '011_artifact_deployments': m011,
   '012_site_list_versions': m012,
   '013_events': m013,
+  '014_outgoing_webhooks': m014,
 };

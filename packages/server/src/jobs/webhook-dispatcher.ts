@@ -1,0 +1,262 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Clock } from '../app/clock.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+import { EgressError } from '../egress/egress-error.js';
+import type { Dialect } from '../storage/database.js';
+import { type EventCursor, readEvents, type StoredEvent } from '../storage/event-reader.js';
+import type { Database } from '../storage/schema.js';
+import { timeOrderedUuid } from '../storage/time-ordered-uuid.js';
+import { signWebhook, webhookEventId } from '../use-cases/outgoing-webhooks/webhook-signature.js';
+
+/**
+ * How long after a failed attempt the event is tried again: 10 s, 1 min, 5 min, 30 min, 2 h, 6 h,
+ * 12 h (eight attempts over about 21 hours). After the last one the delivery is marked failed and
+ * the endpoint moves on to its next event: one dead receiver must not hold the log back for ever,
+ * and a receiver down for a day has the delivery log to see what it missed.
+ */
+export const WEBHOOK_BACKOFF_MS = [10_000, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 43_200_000];
+/** Each request gets this long to answer (connect, send, answer). */
+const REQUEST_TIMEOUT_MS = 10_000;
+/** A receiver's answer is not needed; beyond this it is cut off (and the attempt counts as failed). */
+export const WEBHOOK_MAX_ANSWER_BYTES = 64 * 1024;
+/** A process delivering for an endpoint holds it this long, renewed at each event (> one request). */
+const LEASE_MS = 60_000;
+/** Events taken per endpoint per turn. */
+const BATCH = 50;
+/** Endpoints looked at per turn. */
+const ENDPOINTS_PER_TURN = 200;
+
+export interface WebhookDispatcherDeps {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  secrets: SecretBox;
+  clock: Clock;
+  log: Pick<Logger, 'error' | 'warn'>;
+  /** The egress-guarded fetch (egress/guarded-fetch.ts): the policy is checked at connect time. */
+  fetch: typeof fetch;
+  /** Tests: shorter waits between attempts. */
+  backoffMs?: readonly number[];
+}
+
+interface Outcome {
+  status: number | null;
+  error: string | null;
+  ms: number;
+}
+
+/**
+ * Outgoing webhooks (use-cases/outgoing-webhooks): in the worker process, every `pollMs`, each
+ * endpoint with events after its cursor (matching its types, of its team only) and no retry pending
+ * is taken under a lease (a conditional UPDATE: on PostgreSQL several worker processes skip an
+ * endpoint another one holds), and its events are POSTed one at a time, in log order, signed the
+ * Standard Webhooks way. Endpoints are served side by side, each by one task at a time, so a slow
+ * receiver delays only its own events. Every attempt is written to the delivery log with the cursor or retry
+ * state in one transaction, so a restart resumes where it stopped. A delivery is at least once: a
+ * process that dies between the receiver's answer and the commit sends the event again (same
+ * `webhook-id`, so receivers can drop the repeat).
+ */
+export class WebhookDispatcher {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> = Promise.resolve();
+  private stopped = false;
+  /** Endpoints being served by this process: a slow receiver holds up only its own endpoint. */
+  private readonly inFlight = new Map<string, Promise<void>>();
+  /** Aborts the requests under way when the process stops (their events are sent again later). */
+  private readonly stopping = new AbortController();
+  private readonly backoff: readonly number[];
+
+  constructor(
+    private readonly deps: WebhookDispatcherDeps,
+    private readonly pollMs = 1_000,
+  ) {
+    this.backoff = deps.backoffMs ?? WEBHOOK_BACKOFF_MS;
+  }
+
+  start(): void {
+    const turn = () => {
+      this.running = this.startDue()
+        .then(() => undefined)
+        .catch((error: unknown) => this.deps.log.error({ err: error }, 'delivering outgoing webhooks failed'))
+        .finally(() => {
+          if (!this.stopped) {
+            this.timer = setTimeout(turn, this.pollMs);
+            this.timer.unref();
+          }
+        });
+    };
+    turn();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.stopping.abort();
+    await this.running;
+    await Promise.all(this.inFlight.values());
+  }
+
+  /** One pass over the endpoints that may have work; answers when their batches are done (tests). */
+  async turn(): Promise<void> {
+    await Promise.all(await this.startDue());
+  }
+
+  /** Starts serving each endpoint that may have work and is not served here already. */
+  private async startDue(): Promise<Promise<void>[]> {
+    const now = this.deps.clock.now().toISOString();
+    const due = await this.deps.db
+      .selectFrom('outgoing_webhooks')
+      .selectAll()
+      .where((eb) => eb.or([eb('next_attempt_at', 'is', null), eb('next_attempt_at', '<=', now)]))
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      .orderBy('created_at')
+      .limit(ENDPOINTS_PER_TURN)
+      .execute();
+    const started: Promise<void>[] = [];
+    for (const row of due) {
+      if (this.inFlight.has(row.uuid)) continue;
+      const serving = this.serve(row)
+        .catch((error: unknown) => this.deps.log.error({ err: error, webhook: row.uuid }, 'delivering a webhook failed'))
+        .finally(() => this.inFlight.delete(row.uuid));
+      this.inFlight.set(row.uuid, serving);
+      started.push(serving);
+    }
+    return started;
+  }
+
+  private async pending(row: Database['outgoing_webhooks']): Promise<StoredEvent[]> {
+    const cursor: EventCursor = { xid: Number(row.cursor_xid), seq: Number(row.cursor_seq), floor: Number(row.cursor_floor) };
+    return readEvents(this.deps.db, this.deps.dialect, [row.team_uuid], cursor, {
+      types: JSON.parse(row.events) as string[],
+      limit: BATCH,
+    });
+  }
+
+  private async serve(seen: Database['outgoing_webhooks']): Promise<void> {
+    // Read first: an endpoint with nothing to send costs no write.
+    if ((await this.pending(seen)).length === 0) return;
+    const { db, clock } = this.deps;
+    const token = randomUUID();
+    const now = clock.now();
+    const claimed = await db
+      .updateTable('outgoing_webhooks')
+      .set({ lease_token: token, lease_until: new Date(now.getTime() + LEASE_MS).toISOString() })
+      .where('uuid', '=', seen.uuid)
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now.toISOString())]))
+      .where((eb) => eb.or([eb('next_attempt_at', 'is', null), eb('next_attempt_at', '<=', now.toISOString())]))
+      .executeTakeFirst();
+    if (Number(claimed.numUpdatedRows) !== 1) return; // another process has it, or a retry is not due
+    try {
+      // Read again under the lease: another process may have moved the cursor meanwhile.
+      const row = await db.selectFrom('outgoing_webhooks').selectAll().where('uuid', '=', seen.uuid).executeTakeFirst();
+      if (!row) return;
+      const secret = this.deps.secrets.open(row.secret_enc);
+      let attempts = row.attempts;
+      for (const event of await this.pending(row)) {
+        if (this.stopping.signal.aborted) return;
+        const outcome = await this.send(row.url, secret, event);
+        // Cut short by the stop, not the receiver's doing: not an attempt (an answer that came is kept).
+        if (outcome.status === null && this.stopping.signal.aborted) return;
+        attempts += 1;
+        const delivered = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
+        const giveUp = !delivered && attempts > this.backoff.length;
+        const at = clock.now();
+        const next = delivered || giveUp ? null : new Date(at.getTime() + (this.backoff[attempts - 1] as number)).toISOString();
+        const kept = await this.record(row.uuid, token, event, attempts, outcome, at, delivered, giveUp, next);
+        if (!kept || next !== null) return;
+        attempts = 0;
+      }
+    } finally {
+      await db
+        .updateTable('outgoing_webhooks')
+        .set({ lease_token: null, lease_until: null })
+        .where('uuid', '=', seen.uuid)
+        .where('lease_token', '=', token)
+        .execute();
+    }
+  }
+
+  /** The attempt in the delivery log and the endpoint's new state, together; false when the lease was lost. */
+  private async record(
+    webhook: string,
+    token: string,
+    event: StoredEvent,
+    attempt: number,
+    outcome: Outcome,
+    at: Date,
+    delivered: boolean,
+    giveUp: boolean,
+    next: string | null,
+  ): Promise<boolean> {
+    const done = next === null;
+    return this.deps.db.transaction().execute(async (trx) => {
+      const updated = await trx
+        .updateTable('outgoing_webhooks')
+        .set({
+          ...(done ? { cursor_xid: event.xid, cursor_seq: event.seq, cursor_floor: 0 } : {}),
+          attempts: done ? 0 : attempt,
+          next_attempt_at: next,
+          lease_until: new Date(at.getTime() + LEASE_MS).toISOString(),
+        })
+        .where('uuid', '=', webhook)
+        .where('lease_token', '=', token)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) !== 1) return false; // deleted, or the lease ran out
+      await trx
+        .insertInto('outgoing_webhook_deliveries')
+        .values({
+          uuid: timeOrderedUuid(at.getTime()),
+          webhook_uuid: webhook,
+          event_seq: event.seq,
+          event_type: event.type,
+          attempt,
+          status_code: outcome.status,
+          error: giveUp ? `${outcome.error}; gave up after ${attempt} attempts` : outcome.error,
+          duration_ms: Math.round(outcome.ms),
+          next_attempt_at: next,
+          delivered_at: delivered ? at.toISOString() : null,
+          created_at: at.toISOString(),
+        })
+        .execute();
+      return true;
+    });
+  }
+
+  private async send(url: string, secret: string, event: StoredEvent): Promise<Outcome> {
+    const body = JSON.stringify({
+      type: event.type,
+      timestamp: event.created_at,
+      data: { seq: event.seq, subject: event.subject, ...event.data },
+    });
+    const id = webhookEventId(event.seq);
+    const timestamp = Math.floor(this.deps.clock.now().getTime() / 1000);
+    const started = performance.now();
+    try {
+      const res = await this.deps.fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Siteplane-Webhooks',
+          'webhook-id': id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signWebhook(secret, id, timestamp, body),
+        },
+        body,
+        signal: AbortSignal.any([AbortSignal.timeout(REQUEST_TIMEOUT_MS), this.stopping.signal]),
+      });
+      const ok = res.status >= 200 && res.status < 300;
+      return { status: res.status, error: ok ? null : `the receiver answered ${res.status}`, ms: performance.now() - started };
+    } catch (error) {
+      return { status: null, error: describe(error), ms: performance.now() - started };
+    }
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof EgressError) return error.message;
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
+    return `no answer within ${REQUEST_TIMEOUT_MS / 1000} s`;
+  const message = error instanceof Error ? error.message : String(error);
+  return `the request failed: ${message}`.slice(0, 300);
+}

@@ -1,0 +1,19 @@
+import { createHmac, randomBytes } from 'node:crypto';
+
+/**
+ * The Standard Webhooks signing scheme (standardwebhooks.com): a secret `whsec_<base64 key>`; each
+ * request carries `webhook-id`, `webhook-timestamp` (unix seconds) and `webhook-signature:
+ * v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<body>")>`, so receivers can use any of the
+ * scheme's libraries. The id is the event's, the same on every retry, so a receiver can drop repeats.
+ */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64')}`;
+}
+
+export function signWebhook(secret: string, id: string, timestamp: number, body: string): string {
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+}
+
+/** The id of the event in `webhook-id`: stable across retries and endpoints. */
+export const webhookEventId = (seq: number) => `evt_${seq}`;
