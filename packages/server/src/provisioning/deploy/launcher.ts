@@ -1,6 +1,7 @@
 import type { ProvisionedSite } from '../step.js';
 import { below, stringOption } from '../steps/site-layout.js';
 import { GRACEFUL_STOP } from '../templates/graceful-stop.js';
+import { LOOPBACK_LISTEN } from '../templates/loopback-listen.js';
 import { PLACEHOLDER_APP_FILE } from '../templates/placeholder.js';
 
 /**
@@ -46,6 +47,8 @@ export function appDirectory(site: ProvisionedSite, artifactPath: string | null)
 export function renderLauncher(appDir: string, start: Start): string {
   return `// Managed by Siteplane: starts this release's app with the release's run-time variables.
 'use strict';
+// The site's port on 127.0.0.1, where nginx reaches it (loopback-listen.ts in Siteplane).
+${LOOPBACK_LISTEN}
 // Finish the requests in progress when PM2 replaces this process (graceful-stop.ts in Siteplane).
 ${GRACEFUL_STOP}
 const fs = require('node:fs');
