@@ -60,13 +60,7 @@ export class SiteplaneClient {
       body: call.body === undefined ? undefined : JSON.stringify(call.body),
       signal,
     });
-    if (!res.ok) {
-      let problem: Problem | null = null;
-      try {
-        problem = JSON.parse(await res.text()) as Problem;
-      } catch {}
-      throw new SiteplaneError(res.status, problem);
-    }
+    if (!res.ok) throw await failure(res);
     if (call.answer === 'stream') return res;
     const text = await res.text();
     return text ? JSON.parse(text) : undefined;
@@ -130,12 +124,9 @@ export class SiteplaneClient {
         continue;
       }
       if (!res.ok || !res.body) {
-        let problem: Problem | null = null;
-        try {
-          problem = JSON.parse(await res.text()) as Problem;
-        } catch {}
+        const error = await failure(res);
         // Refused for good (bad token, bad filter); a server restarting or overloaded is tried again.
-        if (res.status < 500 && res.status !== 429) throw new SiteplaneError(res.status, problem);
+        if (res.status < 500 && res.status !== 429) throw error;
         await pause(options.reconnectMs ?? 2_000);
         continue;
       }
@@ -202,15 +193,8 @@ export class SiteplaneClient {
         ...({ duplex: 'half' } as object),
       },
     );
-    const text = await res.text();
-    if (!res.ok) {
-      let problem: Problem | null = null;
-      try {
-        problem = JSON.parse(text) as Problem;
-      } catch {}
-      throw new SiteplaneError(res.status, problem);
-    }
-    return JSON.parse(text) as Schemas['Deployment'];
+    if (!res.ok) throw await failure(res);
+    return (await res.json()) as Schemas['Deployment'];
   }
   listDeployKeyRemovals = (site: string) => this.api.listDeployKeyRemovals(site).then((page) => page.data);
 
@@ -231,6 +215,15 @@ export class SiteplaneClient {
   /** Every delivery attempt of the endpoint, oldest first. */
   listOutgoingWebhookDeliveries = (uuid: string) =>
     this.all((cursor) => this.api.listOutgoingWebhookDeliveries(uuid, { cursor }));
+}
+
+/** A refused answer as the error the SDK throws, with the service's problem+json when it sent one. */
+async function failure(res: Response): Promise<SiteplaneError> {
+  let problem: Problem | null = null;
+  try {
+    problem = JSON.parse(await res.text()) as Problem;
+  } catch {}
+  return new SiteplaneError(res.status, problem);
 }
 
 function pause(ms: number): Promise<void> {
