@@ -4,7 +4,7 @@ import { client } from './config.js';
 import { UsageError } from './errors.js';
 import { follow } from './follow.js';
 import { details, paint, print, statusText } from './output.js';
-import { isUuid, resolveSite, resolveVcProfile } from './resolve.js';
+import { isUuid, resolveSite, resolveVcProfile, siteRef } from './resolve.js';
 import { table } from './table.js';
 
 type Json = Record<string, unknown>;
@@ -100,9 +100,6 @@ const environmentTable = (env: Json) =>
     ),
     ...(env.deploy_needed ? ['', paint('yellow', 'Changed since the last deployment: deploy to apply.')] : []),
   ].join('\n');
-
-/** A site by domain or uuid. */
-const siteRef = (site: string) => resolveSite(client(), site);
 
 /** A deployment by uuid, or a site (domain or uuid) for its newest deployment. */
 async function deploymentRef(ref: string): Promise<string> {

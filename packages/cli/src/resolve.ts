@@ -1,4 +1,5 @@
 import type { SiteplaneClient } from '@siteplane/sdk';
+import { client } from './config.js';
 import { UsageError } from './errors.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -53,3 +54,6 @@ export async function resolveDnsProfile(api: SiteplaneClient, ref: string): Prom
   if (isUuid(ref)) return ref;
   return pick(await api.listDnsProfiles(), 'name', ref, 'DNS profile', '`siteplane dns list`');
 }
+
+/** A site by domain or uuid, through the configured client. */
+export const siteRef = (site: string): Promise<string> => resolveSite(client(), site);

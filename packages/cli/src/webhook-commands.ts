@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { client } from './config.js';
 import { UsageError } from './errors.js';
 import { details, paint, print, statusText } from './output.js';
-import { resolveSite, resolveVcProfile } from './resolve.js';
+import { resolveVcProfile, siteRef } from './resolve.js';
 import { table } from './table.js';
 
 type Json = Record<string, unknown>;
@@ -39,8 +39,6 @@ const deliveryTable = (rows: Json[]) =>
     rows,
     'No deliveries yet.',
   );
-
-const siteRef = (site: string) => resolveSite(client(), site);
 
 /** Push to deploy: a site's webhook, its rotation, its registration at the provider, its deliveries. */
 export function webhookCommands(program: Command): void {
