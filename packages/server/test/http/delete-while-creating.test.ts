@@ -8,7 +8,7 @@ import { fakeRecipes, seedServer, startTestService, TEST_DB, type TestService, w
  * site stays `deleting` from then on: the create's start and its outcome (installed or failed) must
  * not turn it back until the delete has run.
  */
-describe(`a delete accepted while the create runs (${TEST_DB})`, () => {
+describe(`a delete accepted while the create runs: 202, and the site stays deleting (${TEST_DB}; spec §4.1 DELETE)`, () => {
   let s: TestService;
   let ids: { server: string; serverUser: string };
   let releaseCreate: () => void = () => {};
