@@ -3,6 +3,7 @@ import { notFound } from '../../domain/errors.js';
 import { type ChangeNotifier, operationTopic } from '../../storage/change-notifier.js';
 import { ChangeWaiter } from '../change-waiter.js';
 import type { UseCaseDeps } from '../deps.js';
+import { operationLogsAfter, operationSteps, type StepState, visibleOperation } from './operation-reads.js';
 
 /**
  * An operation as it happens (GET /api/v1/operations/<uuid>/events): its steps, log lines and
@@ -18,15 +19,6 @@ export type OperationEvent =
   | { event: 'status'; id: number; data: StatusState }
   | { event: 'end'; id: number; data: { status: string } };
 
-interface StepState {
-  index: number;
-  name: string;
-  status: string;
-  exit_code: number | null;
-  started_at: string;
-  finished_at: string | null;
-}
-
 interface StatusState {
   status: string;
   error: unknown;
@@ -40,12 +32,7 @@ const BATCH = 500;
 
 /** 404 (as for any record of another tenant) before a stream is opened. */
 export async function checkOperationVisible(deps: UseCaseDeps, actor: Actor, uuid: string): Promise<void> {
-  const op = await deps.db
-    .selectFrom('operations')
-    .select('uuid')
-    .where('uuid', '=', uuid)
-    .where('team_uuid', 'in', actor.teamUuids)
-    .executeTakeFirst();
+  const op = await visibleOperation(deps, actor, uuid);
   if (!op) throw notFound('Operation');
 }
 
@@ -66,40 +53,17 @@ export async function* followOperation(
   try {
     while (!signal.aborted) {
       waiter.reading();
-      const op = await deps.db
-        .selectFrom('operations')
-        .select(['status', 'error', 'started_at', 'finished_at'])
-        .where('uuid', '=', uuid)
-        .where('team_uuid', 'in', actor.teamUuids)
-        .executeTakeFirst();
+      const op = await visibleOperation(deps, actor, uuid);
       if (!op) return; // deleted with its site meanwhile
-      const [steps, logs] = await Promise.all([
-        deps.db.selectFrom('operation_steps').selectAll().where('operation_uuid', '=', uuid).orderBy('idx').execute(),
-        deps.db
-          .selectFrom('operation_logs')
-          .select(['seq', 'at', 'line'])
-          .where('operation_uuid', '=', uuid)
-          .where('seq', '>', lastSeq)
-          .orderBy('seq')
-          .limit(BATCH)
-          .execute(),
-      ]);
+      const [steps, logs] = await Promise.all([operationSteps(deps, uuid), operationLogsAfter(deps, uuid, lastSeq, BATCH)]);
       // Steps and lines in the order they happened (a step's start before its lines, its end
       // after them), the lines always in their own sequence, so the ids never go back.
       const changedSteps: { at: string; state: StepState }[] = [];
-      for (const s of steps) {
-        const state: StepState = {
-          index: s.idx,
-          name: s.name,
-          status: s.status,
-          exit_code: s.exit_code,
-          started_at: s.started_at,
-          finished_at: s.finished_at,
-        };
+      for (const state of steps) {
         const key = JSON.stringify(state);
-        if (sentSteps.get(s.idx) === key) continue;
-        sentSteps.set(s.idx, key);
-        changedSteps.push({ at: s.finished_at ?? s.started_at, state });
+        if (sentSteps.get(state.index) === key) continue;
+        sentSteps.set(state.index, key);
+        changedSteps.push({ at: state.finished_at ?? state.started_at, state });
       }
       changedSteps.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
       let next = 0;
