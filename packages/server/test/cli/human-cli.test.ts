@@ -343,6 +343,35 @@ describe(`siteplane for scripts: JSON when piped or with --json (${TEST_DB})`, {
     expect(JSON.parse(screen.text.replace(/\[exit 0\]$/, ''))).toEqual(listed);
   });
 
+  it('servers add: a dry-run server with facts declared by flags; a bad fact is refused naming its field', async () => {
+    const run = await piped(
+      [
+        'servers',
+        'add',
+        'flags',
+        '10.0.0.9',
+        '--connection',
+        'dry-run',
+        '--os',
+        'debian 12',
+        '--php',
+        '8.2, 8.3',
+        '--mysql',
+        'mariadb1011',
+      ],
+      env(),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const added = JSON.parse(run.stdout);
+    expect(added.facts).toMatchObject({ os: 'debian 12', php: ['8.2', '8.3'], mysql: 'mariadb1011' });
+    expect((await api('GET', `/api/v1/servers/${added.uuid}`)).facts.php).toEqual(['8.2', '8.3']);
+    const bad = await piped(['servers', 'add', 'badfacts', '10.0.0.9', '--connection', 'dry-run', '--php', '5.1'], env());
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/facts\.php\.0/);
+    const names = (await api('GET', '/api/v1/servers')).data.map((x: { name: string }) => x.name);
+    expect(names).not.toContain('badfacts');
+  });
+
   it('a raw JSON body on stdin (server and user by name), --wait as before: log lines, then the outcome', async () => {
     const body = { server: 'demo', serverUser: 'deploy', type: 'php', domain: 'piped.example.com', ssl: false, options: {} };
     const run = await piped(['sites', 'create', '--file', '-', '--wait'], env(), JSON.stringify(body));
