@@ -20,6 +20,19 @@ export function reportError(error: unknown): number {
     process.stderr.write(`${lines.join('\n')}\n`);
     return 1;
   }
-  process.stderr.write(`${err('Error:')} ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`${err('Error:')} ${describe(error)}\n`);
   return error instanceof UsageError ? 2 : 1;
+}
+
+/**
+ * fetch() says only "fetch failed" when the service cannot be reached; its cause (ECONNREFUSED,
+ * ENOTFOUND, a TLS error…) is what the person at the terminal needs, with the URL it tried.
+ */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  if (error.message !== 'fetch failed' || !(error.cause instanceof Error)) return error.message;
+  const cause = error.cause as Error & { code?: string; address?: string; port?: number };
+  const where = cause.address ? ` (${cause.address}${cause.port ? `:${cause.port}` : ''})` : '';
+  const url = process.env.SITEPLANE_URL ? ` at ${process.env.SITEPLANE_URL}` : '';
+  return `cannot reach the Siteplane service${url}${where}: ${cause.code ?? cause.message}. Is it running? (siteplane serve; siteplane login --url …)`;
 }

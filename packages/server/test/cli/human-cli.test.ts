@@ -372,6 +372,18 @@ describe(`siteplane for scripts: JSON when piped or with --json (${TEST_DB})`, {
     expect(names).not.toContain('badfacts');
   });
 
+  it('a service that cannot be reached: the address and the cause, not "fetch failed"; exit 1', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    const run = await piped(['servers', 'list'], env({ SITEPLANE_URL: `http://127.0.0.1:${port}` }));
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      `cannot reach the Siteplane service at http://127.0.0.1:${port} (127.0.0.1:${port}): ECONNREFUSED`,
+    );
+  });
+
   it('a raw JSON body on stdin (server and user by name), --wait as before: log lines, then the outcome', async () => {
     const body = { server: 'demo', serverUser: 'deploy', type: 'php', domain: 'piped.example.com', ssl: false, options: {} };
     const run = await piped(['sites', 'create', '--file', '-', '--wait'], env(), JSON.stringify(body));
