@@ -24,6 +24,7 @@ export class Terminal {
   private readonly dir = mkdtempSync(join(tmpdir(), 'siteplane-tty-'));
   private readonly socket = `siteplane-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   private runs = 0;
+  private serverStarted = false;
 
   constructor(private readonly cwd: string) {}
 
@@ -43,6 +44,12 @@ export class Terminal {
     const session = `run${id}`;
     const tmux = (...args: string[]) =>
       execFileSync('tmux', ['-L', this.socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+    // tmux stops its server when the last session ends; a new session asked for in that instant
+    // fails with "server exited unexpectedly". A session that lives until close() keeps it up.
+    if (!this.serverStarted) {
+      tmux('new-session', '-d', '-s', 'keepalive', 'sleep 3600');
+      this.serverStarted = true;
+    }
     tmux(
       'new-session',
       '-d',
