@@ -98,6 +98,7 @@ export function fetchGit(plan: DeployPlan, progress: DeployProgress, state: Depl
             ? `branch ${source.branch} has no commit in ${source.url}`
             : `commit ${source.commit} is not in ${source.url}`,
         );
+      if (fetched.code !== 0 && mode === 'ssh') refusedOverSsh(fetched.stderr, source.url);
       if (fetched.code !== 0) throw new StepCommandFailed(argv, fetched, 'fetch the repository');
       const lines = fetched.stdout.split('\n');
       ctx.log(`${lines.includes('cloned') ? 'cloned' : 'fetched'} ${source.url} into ${paths.repo}`);
@@ -122,6 +123,26 @@ export function fetchGit(plan: DeployPlan, progress: DeployProgress, state: Depl
       ctx.log(`exported ${sha.slice(0, 12)}${source.appFolder ? `:${source.appFolder}` : ''} into ${paths.dir}`);
     },
   };
+}
+
+/**
+ * The two ssh refusals a user can act on, named as such: the git server does not (yet) admit the
+ * site's deploy key, or its host key is not the one this site's user saw at its first fetch.
+ */
+function refusedOverSsh(stderr: string, url: string): void {
+  const line = (pattern: RegExp) =>
+    stderr
+      .split('\n')
+      .find((l) => pattern.test(l))
+      ?.trim() ?? '';
+  if (/Permission denied \([^)]*publickey/.test(stderr))
+    throw new StepError(
+      `the git server refused the site's deploy key (${line(/Permission denied/)}): add deploy_public_key (GET /api/v1/sites/<uuid>/source) to ${url} as a read-only deploy key, then deploy again`,
+    );
+  if (/Host key verification failed|REMOTE HOST IDENTIFICATION HAS CHANGED/.test(stderr))
+    throw new StepError(
+      `the git server's ssh host key is not the one the site's user accepted at its first fetch (~/.ssh/known_hosts): ${line(/Host key|IDENTIFICATION/)}. If the server's key really changed, remove its line from that file`,
+    );
 }
 
 /** A deployment never rewrites the release that serves (a plan reusing its name is a bug upstream). */
