@@ -97,8 +97,18 @@ async function privateKeyOf(site: JsonBody): Promise<string> {
   return h.service.useCases.secrets.open(row.deploy_private_key_enc);
 }
 
-/** Lines of the key's base64 body: any one of them in a file or a log is the key leaking. */
-const keyLines = (privateKey: string) => privateKey.split('\n').filter((l) => l.length > 40 && !l.startsWith('-----'));
+/**
+ * Lines of a private key's base64 body but the first (`openssh-key-v1`, no cipher, one ssh-ed25519
+ * key: the same in every such key, the host's own included); any one of them in a file or a log is
+ * the key leaking. A public key line is taken whole.
+ */
+const keyLines = (key: string) =>
+  key.startsWith('-----')
+    ? key
+        .split('\n')
+        .filter((l) => l.length > 40 && !l.startsWith('-----'))
+        .slice(1)
+    : [key.trim()];
 
 /** Admits a public key to the git account, restricted to git-shell, as a git server does. */
 async function admitKey(publicKey: string): Promise<void> {
@@ -129,7 +139,7 @@ async function filesHolding(privateKey: string): Promise<string[]> {
     'sh',
     [
       '-c',
-      'grep -rlF -f /dev/stdin /home /tmp /var/tmp /root /var/log /etc /var/lib/siteplane /srv 2>/dev/null | while read -r f; do stat -c "%U %a %n" "$f"; done',
+      'grep -rlF -f - /home /tmp /var/tmp /root /var/log /etc /var/lib/siteplane /srv 2>/dev/null | while read -r f; do stat -c "%U %a %n" "$f"; done',
     ],
     { input: patterns },
   );
@@ -293,7 +303,12 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(`deploys over ssh with a de
       expect(page.body.trim()).toBe('over-ssh-v1');
 
       // After it: nowhere on the host, in no answer, operation log or line of the service's log.
+      // (The search finds what is there: the public key in the git account's authorized_keys.)
+      expect(await filesHolding(publicKey)).toEqual([`git 600 ${GIT_HOME}/.ssh/authorized_keys`]);
       expect(await filesHolding(privateKey)).toEqual([]);
+      expect(log).toContain(`cloned git@${host.address}:acme/app.git`);
+      // The service's log is read: it has the failed deploy's line from before.
+      expect(serviceLog.join('')).toContain("refused the site's deploy key");
       expectNoLeak(privateKey, log, 'the operation');
       expectNoLeak(privateKey, answers.join('\n'), 'the API answers');
       expectNoLeak(privateKey, serviceLog.join(''), "Siteplane's log");
