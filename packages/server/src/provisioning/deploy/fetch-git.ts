@@ -14,7 +14,8 @@ import { liveTarget } from './switch-current.js';
  * the site's `current` link, $6 this release's link target, $7 the revision to deploy.
  * It refuses (exit 3) when $6 is the live release (a deployment never rewrites what serves). The
  * credential arrives on stdin: an ssh key is written to a 0600 file of the user for this
- * fetch only (removed on exit, whatever happens); an https credential becomes an
+ * fetch only (removed on exit; one an earlier fetch left, killed or cut off by a reboot, is removed
+ * by the next once an hour old, long after any fetch still running would have read it); an https credential becomes an
  * `http.extraHeader` through git's GIT_CONFIG_* variables, exported by this shell, so it is in
  * no argv, no file and not in the URL the mirror's config keeps. The first fetch clones into
  * a temporary directory renamed into place, so a half-made mirror is never taken for one. Last,
@@ -27,6 +28,7 @@ export GIT_TERMINAL_PROMPT=0
 case $3 in
   ssh)
     mkdir -p -m 700 -- "$HOME/.ssh"
+    find "$HOME" -maxdepth 1 -type f -name '.siteplane-deploy-*.key' -mmin +60 -delete 2>/dev/null || true
     trap 'rm -f -- "$4"' EXIT
     (umask 077 && cat > "$4")
     export GIT_SSH_COMMAND="ssh -i $4 -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=accept-new"

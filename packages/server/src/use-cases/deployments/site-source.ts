@@ -67,7 +67,8 @@ const removalDeps = (deps: UseCaseDeps) => ({
  * The clone URL is sealed (a git profile's remote may carry credentials). An ssh remote of a git
  * profile gets a per-site ed25519 deploy key: the public half is returned for the user to add to
  * the repository (read-only); a key already generated for the site is kept, so a re-binding does
- * not ask the user to add a new one. Hosted providers fetch with the profile's token (opened only
+ * not ask the user to add a new one. Such a remote is read with that key: refused (the user could
+ * not add it yet), the site is bound with `not_registered` and why, its branch unchecked. Hosted providers fetch with the profile's token (opened only
  * for the deploy job), or with `access: "deploy_key"` over their ssh clone address with a per-site
  * key registered read-only through the profile's token (provider-deploy-key.ts); a key registered
  * for another repository or profile before is removed there once the new binding is stored.

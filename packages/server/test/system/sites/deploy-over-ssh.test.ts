@@ -396,8 +396,21 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(`deploys over ssh with a de
       // Gitea's sshd admits the keys registered through its API: the git account does the same.
       await admitKey(registered[0]?.key ?? '');
 
+      // A key file a killed fetch left two hours ago (a trap does not run on SIGKILL or a reboot).
+      const stale = `/home/${user}/.siteplane-deploy-left-by-a-killed-fetch.key`;
+      await mustRun('runuser', [
+        '-u',
+        user,
+        '--',
+        'sh',
+        '-c',
+        'umask 077 && echo x > "$1" && touch -d "2 hours ago" "$1"',
+        'sh',
+        stale,
+      ]);
       const { deployment, log } = await deploy(hostedSite);
       if (deployment.status !== 'succeeded') throw new Error(describeOperation(deployment.operationView));
+      expect((await run('test', ['-e', stale])).code).toBe(1);
       expect(log).toContain('git@127.0.0.1:acme/monorepo.git');
       const page = await curlUntil(
         hostedSite.domain,
