@@ -42,7 +42,7 @@ export const DeployKeyRegistrationSchema = T.Object({
   reason: Nullable(
     T.String({
       description:
-        'Why it is not registered (the provider refused: the token lacks the right to manage deploy keys); add deploy_public_key to the repository as a read-only deploy key by hand, or PUT again once the token has the right',
+        'Why it is not registered (hosted: the provider refused, the token lacks the right to manage deploy keys; plain git: the remote refused the key, not added yet); add deploy_public_key to the repository as a read-only deploy key by hand, then deploy or PUT again',
     }),
   ),
 });
@@ -75,7 +75,8 @@ export const SiteSourceSchema = T.Object({
   }),
   deploy_public_key: Nullable(T.String({ description: 'ed25519 key Siteplane generated for this site (ssh remotes)' })),
   deploy_key_registration: T.Union([DeployKeyRegistrationSchema, T.Null()], {
-    description: 'Hosted providers with access deploy_key: whether the key is registered at the provider; null otherwise',
+    description:
+      'Hosted providers with access deploy_key: whether the key is registered at the provider. Plain git ssh remotes: whether the remote accepted the key when the source was PUT (registered, the branch checked with it) or refused it (not_registered: the branch is not checked yet, deploys fail until the key is added). Null otherwise',
   }),
   created_at: T.String(),
   updated_at: T.String(),

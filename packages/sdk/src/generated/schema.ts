@@ -1432,7 +1432,7 @@ export interface components {
             /** @description token: the profile’s token reaches the server for each fetch (never stored there); deploy_key: the server fetches over ssh with the site’s key (registered at the provider when deploy_key_registration says so, else add deploy_public_key to the repository, read-only); none: a public remote */
             auth: "token" | "deploy_key" | "none";
             deploy_public_key: string | null;
-            /** @description Hosted providers with access deploy_key: whether the key is registered at the provider; null otherwise */
+            /** @description Hosted providers with access deploy_key: whether the key is registered at the provider. Plain git ssh remotes: whether the remote accepted the key when the source was PUT (registered, the branch checked with it) or refused it (not_registered: the branch is not checked yet, deploys fail until the key is added). Null otherwise */
             deploy_key_registration: {
                 status: "registered" | "not_registered";
                 provider_key_id: string | null;

@@ -12,6 +12,7 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -32,6 +33,11 @@ export interface LsRemoteOptions {
   gitBinary?: string;
   /** The egress policy's resolving check (VcsProviderOptions.checkHost). */
   checkHost?: (host: string) => Promise<string[]>;
+  /**
+   * An ssh remote's key (a site's deploy key, OpenSSH PEM): offered as the only identity, from a
+   * 0600 file in a directory of this process's own (0700), removed as soon as git has ended.
+   */
+  sshPrivateKey?: string;
 }
 
 export const DEFAULT_GIT_TIMEOUT_MS = 20_000;
@@ -54,13 +60,29 @@ export async function lsRemote(remote: GitRemote, options: LsRemoteOptions = {})
     'HEAD',
     'refs/heads/*',
   ];
+  const keyDir =
+    options.sshPrivateKey !== undefined && remote.transport === 'ssh' ? await keyDirectory(options.sshPrivateKey) : null;
+  try {
+    return await runLsRemote(remote, args, options, timeoutMs, keyDir);
+  } finally {
+    if (keyDir) await rm(keyDir, { recursive: true, force: true });
+  }
+}
+
+function runLsRemote(
+  remote: GitRemote,
+  args: string[],
+  options: LsRemoteOptions,
+  timeoutMs: number,
+  keyDir: string | null,
+): Promise<LsRemoteResult> {
   return new Promise((resolve, reject) => {
     const home = emptyHome();
     execFile(
       options.gitBinary ?? 'git',
       args,
       {
-        env: gitEnv(remote, home),
+        env: gitEnv(remote, home, keyDir ? join(keyDir, 'key') : null),
         cwd: home,
         timeout: timeoutMs,
         killSignal: 'SIGKILL',
@@ -157,6 +179,13 @@ function pinned(remote: GitRemote, addresses: string[] | null): string[] {
   return ['-c', `http.curloptResolve=${remote.host}:${remote.port}:${list}`];
 }
 
+/** A fresh 0700 directory holding `key` (0600): the key never sits in a file another process may read. */
+async function keyDirectory(privateKey: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'siteplane-key-'));
+  await writeFile(join(dir, 'key'), privateKey.endsWith('\n') ? privateKey : `${privateKey}\n`, { mode: 0o600 });
+  return dir;
+}
+
 let home: string | null = null;
 
 /** An empty directory of this process's own (mode 0700): git's HOME and working directory. */
@@ -170,7 +199,7 @@ function emptyHome(): string {
  * keep it from waiting on a human or reading anything of the operator's: no proxy, no GIT_*, no
  * SSH agent.
  */
-function gitEnv(remote: GitRemote, home: string): NodeJS.ProcessEnv {
+function gitEnv(remote: GitRemote, home: string, keyFile: string | null): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const key of ['PATH', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'TMPDIR']) {
     if (process.env[key] !== undefined) env[key] = process.env[key];
@@ -187,19 +216,26 @@ function gitEnv(remote: GitRemote, home: string): NodeJS.ProcessEnv {
     GIT_ALLOW_PROTOCOL: remote.transport,
     // -F /dev/null: no ~/.ssh/config of the server's (its IdentityFile, ProxyCommand); known_hosts
     // is still the server's, so a host key the operator trusts is accepted, an unknown one refused.
-    GIT_SSH_COMMAND: SSH_COMMAND,
+    GIT_SSH_COMMAND: sshCommand(keyFile),
     GIT_SSH_VARIANT: 'ssh',
   };
 }
 
-export const SSH_COMMAND = [
-  'ssh -F /dev/null',
-  '-o BatchMode=yes',
-  '-o ConnectTimeout=10',
-  '-o IdentitiesOnly=yes',
-  '-o IdentityFile=/dev/null',
-  '-o IdentityAgent=none',
-  '-o StrictHostKeyChecking=yes',
-  '-o PasswordAuthentication=no',
-  '-o KbdInteractiveAuthentication=no',
-].join(' ');
+/**
+ * ssh offering only `keyFile` (a site's deploy key), or no key at all: public-key authentication
+ * off rather than `IdentityFile=/dev/null`, which ssh loads and answers with an "UNPROTECTED PRIVATE
+ * KEY FILE" warning that crowded the remote's own refusal out of the error message.
+ */
+export function sshCommand(keyFile: string | null): string {
+  return [
+    'ssh -F /dev/null',
+    '-o BatchMode=yes',
+    '-o ConnectTimeout=10',
+    '-o IdentitiesOnly=yes',
+    keyFile ? `-o IdentityFile='${keyFile}'` : '-o PubkeyAuthentication=no',
+    '-o IdentityAgent=none',
+    '-o StrictHostKeyChecking=yes',
+    '-o PasswordAuthentication=no',
+    '-o KbdInteractiveAuthentication=no',
+  ].join(' ');
+}

@@ -53,7 +53,7 @@ export class GitProvider implements VcsProvider {
       ({ remote, index }) =>
         this.refs(remote, true).then(
           () => null,
-          (error: unknown) => atRemote(error, index),
+          (error: unknown) => (wantsDeployKey(remote, error) ? null : atRemote(error, index)),
         ),
     );
     const failures = outcomes.filter((outcome): outcome is VcsError => outcome !== null);
@@ -62,16 +62,29 @@ export class GitProvider implements VcsProvider {
     return { account: null };
   }
 
+  /** A remote that admits deploy keys only is listed with no default branch (it is read with a site's key). */
   async listRepositories(): Promise<RepositorySummary[]> {
-    return eachLimited(this.remotes, async (remote) => summary(remote, await this.refs(remote, false)));
+    return eachLimited(this.remotes, async (remote) => {
+      try {
+        return summary(remote, await this.refs(remote, false));
+      } catch (error) {
+        if (wantsDeployKey(remote, error)) return summary(remote, { head: null, branches: [] });
+        throw error;
+      }
+    });
   }
 
-  async getRepository(name: string): Promise<RepositoryDetail> {
+  async getRepository(name: string, access: { sshPrivateKey?: string } = {}): Promise<RepositoryDetail> {
     // Two remotes with the same name: the first listed wins (profile creation should refuse such lists).
     const remote = this.remotes.find((candidate) => candidate.name === name);
     if (!remote)
       throw new VcsError('not_found', `this git profile lists no repository named ${JSON.stringify(name.slice(0, 200))}`);
-    const refs = await this.refs(remote, false);
+    // Read with a site's key: never cached, so another site's key that the remote refuses is not
+    // taken for accepted because this one was.
+    const refs =
+      access.sshPrivateKey !== undefined && remote.transport === 'ssh'
+        ? await lsRemote(remote, { timeoutMs: this.timeoutMs, checkHost: this.checkHost, sshPrivateKey: access.sshPrivateKey })
+        : await this.refs(remote, false);
     return { ...summary(remote, refs), branches: refs.branches, ssh_url: null };
   }
 
@@ -89,6 +102,20 @@ export class GitProvider implements VcsProvider {
     this.inFlight.set(remote.url, run);
     return run;
   }
+}
+
+/**
+ * An ssh remote that answered (its host key known to this server) and refused for want of a key:
+ * it admits the per-site deploy keys only, which plain git profiles use (a site's key is offered
+ * when a site is bound, see use-cases/deployments/site-source.ts). Not a failure of the profile.
+ */
+export function wantsDeployKey(remote: GitRemote, error: unknown): boolean {
+  return (
+    remote.transport === 'ssh' &&
+    error instanceof VcsError &&
+    error.kind === 'auth_failed' &&
+    /Permission denied \([^)]*publickey/.test(error.message)
+  );
 }
 
 /** The failure of remote `index`, as a VcsError that says which remote it was. */

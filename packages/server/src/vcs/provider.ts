@@ -41,8 +41,12 @@ export interface VcsProvider {
   whoami(): Promise<{ account: string | null }>;
   /** Every repository of the profile, all pages fetched. */
   listRepositories(): Promise<RepositorySummary[]>;
-  /** One repository with its default branch and every branch. Throws VcsError 'not_found' when unknown. */
-  getRepository(name: string): Promise<RepositoryDetail>;
+  /**
+   * One repository with its default branch and every branch. Throws VcsError 'not_found' when
+   * unknown. `sshPrivateKey`: a site's deploy key, which plain git offers to an ssh remote (the
+   * only way to read a remote that admits deploy keys only); hosted providers read through the API.
+   */
+  getRepository(name: string, access?: { sshPrivateKey?: string }): Promise<RepositoryDetail>;
 }
 
 /** How a provider is built; everything optional, defaults are the real world. */

@@ -14,7 +14,8 @@ import { liveTarget } from './switch-current.js';
  * the site's `current` link, $6 this release's link target, $7 the revision to deploy.
  * It refuses (exit 3) when $6 is the live release (a deployment never rewrites what serves). The
  * credential arrives on stdin: an ssh key is written to a 0600 file of the user for this
- * fetch only (removed on exit, whatever happens); an https credential becomes an
+ * fetch only (removed on exit; one an earlier fetch left, killed or cut off by a reboot, is removed
+ * by the next once an hour old, long after any fetch still running would have read it); an https credential becomes an
  * `http.extraHeader` through git's GIT_CONFIG_* variables, exported by this shell, so it is in
  * no argv, no file and not in the URL the mirror's config keeps. The first fetch clones into
  * a temporary directory renamed into place, so a half-made mirror is never taken for one. Last,
@@ -27,6 +28,7 @@ export GIT_TERMINAL_PROMPT=0
 case $3 in
   ssh)
     mkdir -p -m 700 -- "$HOME/.ssh"
+    find "$HOME" -maxdepth 1 -type f -name '.siteplane-deploy-*.key' -mmin +60 -delete 2>/dev/null || true
     trap 'rm -f -- "$4"' EXIT
     (umask 077 && cat > "$4")
     export GIT_SSH_COMMAND="ssh -i $4 -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=accept-new"
@@ -98,6 +100,7 @@ export function fetchGit(plan: DeployPlan, progress: DeployProgress, state: Depl
             ? `branch ${source.branch} has no commit in ${source.url}`
             : `commit ${source.commit} is not in ${source.url}`,
         );
+      if (fetched.code !== 0 && mode === 'ssh') refusedOverSsh(fetched.stderr, source.url);
       if (fetched.code !== 0) throw new StepCommandFailed(argv, fetched, 'fetch the repository');
       const lines = fetched.stdout.split('\n');
       ctx.log(`${lines.includes('cloned') ? 'cloned' : 'fetched'} ${source.url} into ${paths.repo}`);
@@ -122,6 +125,26 @@ export function fetchGit(plan: DeployPlan, progress: DeployProgress, state: Depl
       ctx.log(`exported ${sha.slice(0, 12)}${source.appFolder ? `:${source.appFolder}` : ''} into ${paths.dir}`);
     },
   };
+}
+
+/**
+ * The two ssh refusals a user can act on, named as such: the git server does not (yet) admit the
+ * site's deploy key, or its host key is not the one this site's user saw at its first fetch.
+ */
+function refusedOverSsh(stderr: string, url: string): void {
+  const line = (pattern: RegExp) =>
+    stderr
+      .split('\n')
+      .find((l) => pattern.test(l))
+      ?.trim() ?? '';
+  if (/Permission denied \([^)]*publickey/.test(stderr))
+    throw new StepError(
+      `the git server refused the site's deploy key (${line(/Permission denied/)}): add deploy_public_key (GET /api/v1/sites/<uuid>/source) to ${url} as a read-only deploy key, then deploy again`,
+    );
+  if (/Host key verification failed|REMOTE HOST IDENTIFICATION HAS CHANGED/.test(stderr))
+    throw new StepError(
+      `the git server's ssh host key is not the one the site's user accepted at its first fetch (~/.ssh/known_hosts): ${line(/Host key|IDENTIFICATION/)}. If the server's key really changed, remove its line from that file`,
+    );
 }
 
 /** A deployment never rewrites the release that serves (a plan reusing its name is a bug upstream). */

@@ -5,6 +5,7 @@ import type { Actor } from '../../domain/auth/actor.js';
 import { DomainError } from '../../domain/errors.js';
 import { UUID_RE, ValidationError } from '../../domain/field-errors.js';
 import type { Database } from '../../storage/schema.js';
+import { wantsDeployKey } from '../../vcs/git.js';
 import { parseGitRemote } from '../../vcs/git-remote.js';
 import { VcsError, type VcsProviderName } from '../../vcs/provider.js';
 import type { UseCaseDeps } from '../deps.js';
@@ -66,7 +67,8 @@ const removalDeps = (deps: UseCaseDeps) => ({
  * The clone URL is sealed (a git profile's remote may carry credentials). An ssh remote of a git
  * profile gets a per-site ed25519 deploy key: the public half is returned for the user to add to
  * the repository (read-only); a key already generated for the site is kept, so a re-binding does
- * not ask the user to add a new one. Hosted providers fetch with the profile's token (opened only
+ * not ask the user to add a new one. Such a remote is read with that key: refused (the user could
+ * not add it yet), the site is bound with `not_registered` and why, its branch unchecked. Hosted providers fetch with the profile's token (opened only
  * for the deploy job), or with `access: "deploy_key"` over their ssh clone address with a per-site
  * key registered read-only through the profile's token (provider-deploy-key.ts); a key registered
  * for another repository or profile before is removed there once the new binding is stored.
@@ -95,26 +97,17 @@ export async function putSiteSource(deps: UseCaseDeps, actor: Actor, siteUuid: s
     ]);
   const access = body.access ?? 'token';
   const config = profileConfig(deps, profile);
-  let detail: Awaited<ReturnType<ReturnType<UseCaseDeps['integrations']['vcsProvider']>['getRepository']>>;
-  try {
-    detail = await deps.integrations.vcsProvider(profile.uuid, config).getRepository(body.repository);
-  } catch (error) {
-    if (error instanceof VcsError && error.kind === 'not_found')
-      throw new ValidationError([{ field: 'repository', code: 'repository_not_found', message: error.message }]);
-    throw vcsDomainError(error, 'repository');
-  }
-  if (!detail.branches.some((b) => b.name === body.branch))
-    throw new ValidationError([
-      { field: 'branch', code: 'not_found', message: `${body.repository} has no branch ${JSON.stringify(body.branch)}.` },
-    ]);
-  const clone = cloneUrl(profile.provider as VcsProviderName, config.repositories, body.repository, detail, config.token, access);
+  // A plain git ssh remote is read with the site's deploy key: the key exists before the check.
+  const gitRemote =
+    profile.provider === 'git' ? config.repositories.map(parseGitRemote).find((r) => r?.name === body.repository) : undefined;
+  const usesKey = gitRemote ? gitRemote.transport === 'ssh' : profile.provider !== 'git' && access === 'deploy_key';
   const existing = await deps.db.selectFrom('site_sources').selectAll().where('site_uuid', '=', site.uuid).executeTakeFirst();
-  const hostedKey = profile.provider !== 'git' && clone.auth === 'deploy_key';
+  const hostedKey = profile.provider !== 'git' && usesKey;
   // A hosted provider's key belongs to one repository there: kept only for the same one.
   const sameRepository = existing?.vc_profile_uuid === profile.uuid && existing.repository === body.repository;
   let publicKey: string | null = null;
   let privateKeyEnc: string | null = null;
-  if (clone.auth === 'deploy_key') {
+  if (usesKey) {
     if (existing?.deploy_public_key && existing.deploy_private_key_enc && (!hostedKey || sameRepository)) {
       publicKey = existing.deploy_public_key;
       privateKeyEnc = existing.deploy_private_key_enc;
@@ -124,7 +117,27 @@ export async function putSiteSource(deps: UseCaseDeps, actor: Actor, siteUuid: s
       privateKeyEnc = deps.secrets.seal(keys.private);
     }
   }
+  const gitKey = gitRemote?.transport === 'ssh' && privateKeyEnc ? deps.secrets.open(privateKeyEnc) : undefined;
+  let detail: Awaited<ReturnType<ReturnType<UseCaseDeps['integrations']['vcsProvider']>['getRepository']>> | null = null;
   let registration: DeployKeyRegistration | null = null;
+  try {
+    detail = await deps.integrations
+      .vcsProvider(profile.uuid, config)
+      .getRepository(body.repository, gitKey === undefined ? undefined : { sshPrivateKey: gitKey });
+    if (gitKey !== undefined) registration = { status: 'registered', provider_key_id: null, reason: null };
+  } catch (error) {
+    if (gitRemote && wantsDeployKey(gitRemote, error)) {
+      // The user has not added the key yet (they see it in this answer): bound, branch unchecked.
+      registration = { status: 'not_registered', provider_key_id: null, reason: refusedKeyReason(error) };
+    } else if (error instanceof VcsError && error.kind === 'not_found') {
+      throw new ValidationError([{ field: 'repository', code: 'repository_not_found', message: error.message }]);
+    } else throw vcsDomainError(error, 'repository');
+  }
+  if (detail && !detail.branches.some((b) => b.name === body.branch))
+    throw new ValidationError([
+      { field: 'branch', code: 'not_found', message: `${body.repository} has no branch ${JSON.stringify(body.branch)}.` },
+    ]);
+  const clone = cloneUrl(profile.provider as VcsProviderName, config.repositories, body.repository, detail, config.token, access);
   if (hostedKey && publicKey) {
     registration =
       sameRepository && existing?.deploy_key_status === 'registered' && existing.deploy_public_key === publicKey
@@ -173,11 +186,10 @@ function cloneUrl(
   provider: VcsProviderName,
   remotes: string[],
   repository: string,
-  detail: { web_url: string | null; ssh_url: string | null },
+  detail: { web_url: string | null; ssh_url: string | null } | null,
   token: string | null,
   access: 'token' | 'deploy_key',
 ): { url: string; auth: SourceRow['auth'] } {
-  const webUrl = detail.web_url;
   if (provider === 'git') {
     const remote = remotes.map(parseGitRemote).find((r) => r?.name === repository);
     if (!remote)
@@ -187,6 +199,8 @@ function cloneUrl(
     if (remote.transport === 'ssh') return { url: remote.url, auth: 'deploy_key' };
     return { url: remote.url, auth: remote.secrets.length > 0 ? 'token' : 'none' };
   }
+  if (!detail) throw new Error('a hosted repository is always read before its clone address');
+  const webUrl = detail.web_url;
   if (access === 'deploy_key') {
     const ssh = detail.ssh_url ? parseGitRemote(detail.ssh_url) : null;
     if (ssh?.transport !== 'ssh' || !detail.ssh_url)
@@ -196,4 +210,10 @@ function cloneUrl(
   if (!webUrl || !/^https?:\/\//.test(webUrl))
     throw new DomainError('provider_error', `The provider gave no web address for ${repository} to clone from.`);
   return { url: `${webUrl.replace(/\/+$/, '')}.git`, auth: token ? 'token' : 'none' };
+}
+
+/** Why a plain git remote is bound with its key not yet accepted, and what the user does about it. */
+function refusedKeyReason(error: unknown): string {
+  const said = error instanceof Error ? error.message : String(error);
+  return `The remote refused the site's deploy key (${said}). Add deploy_public_key to the repository's git server as a read-only key, then deploy (or PUT the source again to check the branch). Deploys fail until then.`;
 }

@@ -4,10 +4,11 @@
  * over real ssh, as a server operator would configure it.
  *
  * Siteplane runs git with `GIT_SSH_COMMAND='ssh -F /dev/null -o BatchMode=yes -o IdentitiesOnly=yes
- * -o IdentityFile=/dev/null -o IdentityAgent=none …'`: no key, agent or ~/.ssh/config of this
- * machine is offered to a tenant's remote. This test puts a `ssh` first on PATH that adds the test
- * key and a known_hosts file (standing in for a key the remote accepts). A second `ssh` with an
- * empty known_hosts plays a server that has never seen the host.
+ * -o PubkeyAuthentication=no -o IdentityAgent=none …'`: no key, agent or ~/.ssh/config of this
+ * machine is offered to a tenant's remote (a site's deploy key is, when a site is bound: see
+ * test/system/sites/deploy-over-ssh.test.ts). This test puts a `ssh` first on PATH that adds the
+ * test key and a known_hosts file (standing in for a remote readable without a key). A second
+ * `ssh` with an empty known_hosts plays a server that has never seen the host.
  */
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -34,7 +35,7 @@ async function sshWrapper(name: string, knownHosts: string): Promise<string> {
   await mkdir(bin);
   const script = [
     '#!/bin/sh',
-    `exec /usr/bin/ssh -i '${testSsh.privateKeyPath}' -o IdentitiesOnly=yes -o GlobalKnownHostsFile=/dev/null \\`,
+    `exec /usr/bin/ssh -i '${testSsh.privateKeyPath}' -o IdentitiesOnly=yes -o PubkeyAuthentication=yes -o GlobalKnownHostsFile=/dev/null \\`,
     `  -o UserKnownHostsFile='${join(dir, `${name}.known_hosts`)}' -o StrictHostKeyChecking=yes "$@"`,
     '',
   ].join('\n');
@@ -78,7 +79,7 @@ describe('git profiles over ssh (test sshd)', () => {
     expect(detail.branches).toHaveLength(GIT_BIG_BRANCHES);
   });
 
-  it('refuses at creation a host whose key the server does not know, a user the key does not open, a missing repository', async () => {
+  it('refuses at creation a host whose key the server does not know and a missing repository; takes a remote that wants a key', async () => {
     process.env.PATH = `${untrusting}:${originalPath}`;
     const unknownHost = await call(s, 'POST', '/api/v1/vc-profiles', {
       payload: { provider: 'git', name: 'unknown-host', repositories: [url(big().relativePath)] },
@@ -93,13 +94,29 @@ describe('git profiles over ssh (test sshd)', () => {
       payload: {
         provider: 'git',
         name: 'refused',
-        repositories: [url(big().relativePath, 'no-such-user-here'), url('acme/gone.git'), url('acme/api.git')],
+        repositories: [url(big().relativePath), url('acme/gone.git'), url('acme/api.git')],
       },
     });
     expect(res.statusCode).toBe(422);
     expect(res.json().errors.map(({ field, code }: { field: string; code: string }) => ({ field, code }))).toEqual([
-      { field: 'repositories.0', code: 'provider_auth_failed' },
       { field: 'repositories.1', code: 'repository_not_found' },
     ]);
+
+    // A remote that refuses every key this machine has (here: a user the test key does not open)
+    // is one that admits sites' deploy keys only: taken, listed without a default branch, and read
+    // only with a site's key (which it refuses here: 424 naming the refusal).
+    const keyOnly = await createProfile(s, {
+      provider: 'git',
+      name: 'key-only',
+      repositories: [url(big().relativePath, 'no-such-user-here')],
+    });
+    const listed = (await readAllPages(s, `/api/v1/vc-profiles/${keyOnly.uuid}/repos`)).flatMap((page) => page.data);
+    expect(listed).toEqual([expect.objectContaining({ name: big().name, default_branch: null })]);
+    const detail = await call(s, 'GET', `/api/v1/vc-profiles/${keyOnly.uuid}/repos/${encodeURIComponent(big().name)}`);
+    expect(detail.statusCode).toBe(424);
+    expect(detail.json()).toMatchObject({
+      code: 'provider_auth_failed',
+      detail: expect.stringContaining('Permission denied (publickey)'),
+    });
   });
 });

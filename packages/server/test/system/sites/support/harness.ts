@@ -112,6 +112,8 @@ export interface HarnessOptions {
   probe?: ExecutorProbe;
   /** An existing data directory and secret key (a restarted service); otherwise fresh ones. */
   env?: Record<string, string>;
+  /** Where the service's log goes (every level from debug); silent otherwise. */
+  logStream?: NodeJS.WritableStream;
 }
 
 export type ApiCall = (method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown) => Promise<ApiAnswer>;
@@ -295,7 +297,7 @@ export class Harness extends SitesClient {
     });
     let factory: SiteJobDeps['executorFor'] | null = null;
     const service = await buildService(config, {
-      logger: pino({ level: 'silent' }),
+      logger: options.logStream ? pino({ level: 'debug' }, options.logStream) : pino({ level: 'silent' }),
       recipes: defaultRecipes,
       pollMs: 50,
       ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
