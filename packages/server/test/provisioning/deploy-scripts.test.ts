@@ -208,10 +208,23 @@ describe('the release launcher PM2 runs', () => {
       'console.log(JSON.stringify({ nitro: process.env.NITRO_PORT, port: process.env.PORT, g: process.env.NUXT_PUBLIC_GREETING }));',
     );
     writeFileSync(join(dir, '.siteplane.env'), renderEnvFile({ NITRO_PORT: '3000', NUXT_PUBLIC_GREETING: 'hi' }));
-    const nuxt = { type: 'nuxt-ssr' } as unknown as ProvisionedSite;
+    const nuxt = { type: 'nuxt-ssr', options: { site_type_version: 3 } } as unknown as ProvisionedSite;
     writeFileSync(join(dir, 'launch.cjs'), renderLauncher('./app', startOf(nuxt)));
     const out = execFileSync('node', [join(dir, 'launch.cjs')], { env: { ...process.env, PORT: '4000' }, encoding: 'utf8' });
     expect(JSON.parse(out)).toEqual({ nitro: '4000', port: '4000', g: 'hi' });
+  });
+
+  it('starts a Nuxt 2 release with `nuxt start` on 127.0.0.1 and the port in NUXT_PORT (Nuxt 2 builds no .output/)', () => {
+    mkdirSync(join(dir, 'app/node_modules/nuxt/bin'), { recursive: true });
+    writeFileSync(
+      join(dir, 'app/node_modules/nuxt/bin/nuxt.js'),
+      'console.log(JSON.stringify({ nuxtPort: process.env.NUXT_PORT, argv: process.argv.slice(2) }));',
+    );
+    writeFileSync(join(dir, '.siteplane.env'), renderEnvFile({ NUXT_PORT: '3000' }));
+    const nuxt2 = { type: 'nuxt-ssr', options: { site_type_version: 2 } } as unknown as ProvisionedSite;
+    writeFileSync(join(dir, 'launch.cjs'), renderLauncher('./app', startOf(nuxt2)));
+    const out = execFileSync('node', [join(dir, 'launch.cjs')], { env: { ...process.env, PORT: '4000' }, encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual({ nuxtPort: '4000', argv: ['start', '--hostname', '127.0.0.1'] });
   });
 });
 

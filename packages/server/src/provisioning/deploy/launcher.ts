@@ -1,5 +1,5 @@
 import type { ProvisionedSite } from '../step.js';
-import { below, stringOption } from '../steps/site-layout.js';
+import { below, numberOption, stringOption } from '../steps/site-layout.js';
 import { GRACEFUL_STOP } from '../templates/graceful-stop.js';
 import { LOOPBACK_LISTEN } from '../templates/loopback-listen.js';
 import { PLACEHOLDER_APP_FILE } from '../templates/placeholder.js';
@@ -32,7 +32,16 @@ interface Start {
 export function startOf(site: ProvisionedSite): Start {
   switch (site.type) {
     case 'nuxt-ssr':
-      // Nitro's node server listens on NITRO_PORT || PORT.
+      // Nuxt 2 has no Nitro: `nuxt start` serves .nuxt/, on NUXT_PORT || PORT and by default on
+      // `localhost`, which may be ::1 where nginx asks 127.0.0.1 (--hostname wins over the config).
+      // (Not proven with a real Nuxt 2 app by a system test: deploy-real-node-apps deploys Nuxt 3.)
+      if (numberOption(site, 'site_type_version') === 2)
+        return {
+          entry: 'node_modules/nuxt/bin/nuxt.js',
+          args: ['start', '--hostname', '127.0.0.1'],
+          portVariables: ['NUXT_PORT'],
+        };
+      // Nuxt 3 and 4: Nitro's node server listens on NITRO_PORT || PORT.
       return { entry: '.output/server/index.mjs', args: [], portVariables: ['NITRO_PORT'] };
     case 'next-ssr':
       // `next start` exits at once on SIGINT and SIGTERM unless told the process handles them: the
