@@ -36,7 +36,7 @@ const WORK = `/srv/siteplane-node-apps-work-${id}`;
 const GIT_PORT = 9427;
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 const domain = (label: string) => `${label}-${id}.siteplane.test`;
-const figures: Record<string, number> = {};
+const figures: Record<string, unknown> = {};
 
 let h: Harness;
 let token: string;
@@ -84,8 +84,13 @@ async function deploy(site: JsonBody, label: string): Promise<{ d: JsonBody; log
     (await must(202, api('POST', `/api/v1/sites/${site.uuid}/deployments`, {}), 'POST deployments')).uuid,
   );
   figures[`${label} ms`] = Date.now() - started;
-  const log = (await h.operation(d.operation.uuid)).logs.map((l) => l.line).join('\n');
-  return { d, log };
+  const op = await h.operation(d.operation.uuid);
+  // Where the time went: each step's start to the next one's (npm ci, the build, activation …).
+  const starts = op.steps.map((step) => Date.parse(step.started_at));
+  figures[`${label} steps s`] = Object.fromEntries(
+    op.steps.slice(0, -1).map((step, i) => [step.name, ((starts[i + 1] as number) - (starts[i] as number)) / 1000]),
+  );
+  return { d, log: op.logs.map((l) => l.line).join('\n') };
 }
 
 async function rollback(site: JsonBody, label: string): Promise<JsonBody> {
@@ -252,6 +257,7 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
       const release = `/home/${user}/${site.domain}/releases/${v1.d.release}`;
       expect(pathKind(`${release}/.output/public/index.html`)).toBe('file');
       expect(pathKind(`${release}/.output/public/about/index.html`)).toBe('file');
+      expect(v1.log).toContain('.output/public/ is there: nginx serves it');
       // Rendered once at generate time: the build-time variable, and no visitor from the request.
       const first = await answerWith(site, '/?visitor=ada', 'nuxt v1');
       expect(nuxtLine(first)).toBe('nuxt v1 greeting=static-env-1 visitor=nobody');
@@ -313,6 +319,7 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
       const site = sites.vite;
       const v1 = await deploy(site, 'vite v1');
       expect(v1.log).toMatch(/built in/);
+      expect(v1.log).toContain('dist/ is there: nginx serves it');
       const first = await answerWith(site, '/', 'vite v1');
       expect(first.body).toContain('<p id="page">vite v1 greeting=vite-env-1</p>');
       const asset = /src="(\/assets\/index-[\w-]+\.js)"/.exec(first.body)?.[1];
@@ -332,11 +339,13 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
     }, 1_800_000);
 
     it('deletes the five sites: releases and processes go with them', async () => {
-      for (const site of Object.values(sites)) {
-        const del = await h.deleteSite(site.uuid);
-        await h.waitGone(site, del.operation.uuid, 300_000);
-        expect((await run('ls', ['-A', '--', `/home/${user}/${site.domain}`])).code).not.toBe(0);
-      }
+      await Promise.all(
+        Object.values(sites).map(async (site) => {
+          const del = await h.deleteSite(site.uuid);
+          await h.waitGone(site, del.operation.uuid, 600_000);
+          expect((await run('ls', ['-A', '--', `/home/${user}/${site.domain}`])).code).not.toBe(0);
+        }),
+      );
       expect((await run('pgrep', ['-u', user, '-f', 'node'])).stdout.trim()).toBe('');
     }, 900_000);
   },
