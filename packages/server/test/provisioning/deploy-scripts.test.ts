@@ -21,13 +21,14 @@ import { BESIDE, GO_LIVE } from '../../src/provisioning/deploy/activate-process.
 import { EXPORT, MIRROR } from '../../src/provisioning/deploy/fetch-git.js';
 import { HEALTH } from '../../src/provisioning/deploy/health-check.js';
 import { DOTENV_BEGIN, DOTENV_BLOCK, DOTENV_END, dotenvBlock } from '../../src/provisioning/deploy/laravel-dotenv.js';
-import { renderLauncher } from '../../src/provisioning/deploy/launcher.js';
+import { renderLauncher, startOf } from '../../src/provisioning/deploy/launcher.js';
 import { LINK_SHARED } from '../../src/provisioning/deploy/link-shared.js';
 import { LIST } from '../../src/provisioning/deploy/prune.js';
 import { SWITCH } from '../../src/provisioning/deploy/switch-current.js';
 import { APPEND, UNPACK } from '../../src/provisioning/deploy/unpack-artifact.js';
 import { CANCEL, exportLines, HOOK } from '../../src/provisioning/deploy/user-command.js';
 import { renderEnvFile, WRITE, WRITE_ENVIRONMENT } from '../../src/provisioning/deploy/write-environment.js';
+import type { ProvisionedSite } from '../../src/provisioning/step.js';
 import { DRAIN_MS } from '../../src/provisioning/templates/graceful-stop.js';
 import { renderPlaceholderApp } from '../../src/provisioning/templates/placeholder.js';
 
@@ -198,6 +199,32 @@ describe('the release launcher PM2 runs', () => {
     writeFileSync(join(dir, 'launch.cjs'), renderLauncher('./app', { entry: null, args: ['start'] }));
     const out = execFileSync('node', [join(dir, 'launch.cjs')], { env: { ...process.env, PORT: '4000' }, encoding: 'utf8' });
     expect(JSON.parse(out)).toEqual({ g: "it's `q`", port: '4000', cwd: join(dir, 'app'), argv: ['start'] });
+  });
+
+  it("starts Nuxt's .output/server/index.mjs on the site's port even when the user's variables set NITRO_PORT (read before PORT)", () => {
+    mkdirSync(join(dir, 'app/.output/server'), { recursive: true });
+    writeFileSync(
+      join(dir, 'app/.output/server/index.mjs'),
+      'console.log(JSON.stringify({ nitro: process.env.NITRO_PORT, port: process.env.PORT, g: process.env.NUXT_PUBLIC_GREETING }));',
+    );
+    writeFileSync(join(dir, '.siteplane.env'), renderEnvFile({ NITRO_PORT: '3000', NUXT_PUBLIC_GREETING: 'hi' }));
+    const nuxt = { type: 'nuxt-ssr', options: { site_type_version: 3 } } as unknown as ProvisionedSite;
+    writeFileSync(join(dir, 'launch.cjs'), renderLauncher('./app', startOf(nuxt)));
+    const out = execFileSync('node', [join(dir, 'launch.cjs')], { env: { ...process.env, PORT: '4000' }, encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual({ nitro: '4000', port: '4000', g: 'hi' });
+  });
+
+  it('starts a Nuxt 2 release with `nuxt start` on 127.0.0.1 and the port in NUXT_PORT (Nuxt 2 builds no .output/)', () => {
+    mkdirSync(join(dir, 'app/node_modules/nuxt/bin'), { recursive: true });
+    writeFileSync(
+      join(dir, 'app/node_modules/nuxt/bin/nuxt.js'),
+      'console.log(JSON.stringify({ nuxtPort: process.env.NUXT_PORT, argv: process.argv.slice(2) }));',
+    );
+    writeFileSync(join(dir, '.siteplane.env'), renderEnvFile({ NUXT_PORT: '3000' }));
+    const nuxt2 = { type: 'nuxt-ssr', options: { site_type_version: 2 } } as unknown as ProvisionedSite;
+    writeFileSync(join(dir, 'launch.cjs'), renderLauncher('./app', startOf(nuxt2)));
+    const out = execFileSync('node', [join(dir, 'launch.cjs')], { env: { ...process.env, PORT: '4000' }, encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual({ nuxtPort: '4000', argv: ['start', '--hostname', '127.0.0.1'] });
   });
 });
 

@@ -249,6 +249,36 @@ describe('activation (issue 11 item 5)', () => {
     expect(switches[1]).toContain('releases/old');
   });
 
+  it('static builds: the directory nginx serves must be in the new release (as the site user) before current switches', async () => {
+    const site = siteOf('nuxt-static', { options: { site_type_version: 3 } });
+    const activate = (p: DeployPlan) => deploySteps.deploy(site, p, progress()).find((s) => s.name === 'activate')!;
+    const missing = dryRun((e) => e.answer((argv) => argv[0] === 'test', { code: 1 }));
+    await expect(activate(plan({ hooks: [] })).run(makeContext(missing.exec, site))).rejects.toThrow(
+      /the build left no \.output\/public\/ in release 20261126T121314Z-1a2b3c4: .*the live release keeps serving/,
+    );
+    const check = missing.lines.find((l) => l.startsWith('test -d'));
+    expect(check).toContain('/home/alice/nuxt-static.example.com/releases/20261126T121314Z-1a2b3c4/.output/public');
+    expect(check).toMatch(/"asUser":"alice"/);
+    expect(missing.lines.filter((l) => l.includes('current.siteplane-new'))).toEqual([]);
+
+    const present = dryRun((e) => e.answer(isScript(HEALTH), { stdout: '200\n' }));
+    await activate(plan({ hooks: [] })).run(makeContext(present.exec, site));
+    expect(present.lines.findIndex((l) => l.startsWith('test -d'))).toBeLessThan(
+      present.lines.findIndex((l) => l.includes('current.siteplane-new')),
+    );
+
+    // An artifactPath in the deploy settings that nginx does not serve: refused before anything runs.
+    const other = dryRun();
+    const vite = siteOf('nodejs-static');
+    const viteActivate = deploySteps
+      .deploy(vite, plan({ hooks: [], artifactPath: 'dist' }), progress())
+      .find((s) => s.name === 'activate')!;
+    await expect(viteActivate.run(makeContext(other.exec, vite))).rejects.toThrow(
+      /artifactPath "dist" in the deploy settings is not what nginx serves for this site \("build\/out"/,
+    );
+    expect(other.lines).toEqual([]);
+  });
+
   it('PM2: the new release answers beside the live one first; failing there, nothing switches or reloads', async () => {
     const { exec, lines } = dryRun((e) =>
       e.answer(isScript(BESIDE), { code: 1, stdout: 'port 40123\nstatus 000\nError: Cannot find module pg\n' }),

@@ -3,6 +3,7 @@ import { activateFiles } from './activate-files.js';
 import { activateProcess } from './activate-process.js';
 import type { DeployPlan } from './plan.js';
 import { activationOf, releasePaths } from './release-paths.js';
+import { checkServedOutput } from './served-output.js';
 import type { DeployState } from './state.js';
 
 /**
@@ -16,10 +17,11 @@ export function activateRelease(plan: DeployPlan, state: DeployState): Step {
     async run(ctx: StepContext) {
       const paths = releasePaths(ctx.site, plan.release);
       const started = Date.now();
-      const previous =
-        activationOf(ctx.site) === 'process'
-          ? await activateProcess(ctx, paths, plan.healthCheck)
-          : await activateFiles(ctx, paths.layout, paths.linkTarget, plan.healthCheck);
+      const byProcess = activationOf(ctx.site) === 'process';
+      if (!byProcess) await checkServedOutput(ctx, paths, plan);
+      const previous = byProcess
+        ? await activateProcess(ctx, paths, plan.healthCheck)
+        : await activateFiles(ctx, paths.layout, paths.linkTarget, plan.healthCheck);
       // A resumed activation finds itself live already: the release before it is still the previous one.
       if (previous !== paths.linkTarget) state.previous = previous;
       ctx.log(`${plan.release} is live (${Date.now() - started} ms)`);

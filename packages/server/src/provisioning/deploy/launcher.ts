@@ -1,5 +1,5 @@
 import type { ProvisionedSite } from '../step.js';
-import { below, stringOption } from '../steps/site-layout.js';
+import { below, numberOption, stringOption } from '../steps/site-layout.js';
 import { GRACEFUL_STOP } from '../templates/graceful-stop.js';
 import { LOOPBACK_LISTEN } from '../templates/loopback-listen.js';
 import { PLACEHOLDER_APP_FILE } from '../templates/placeholder.js';
@@ -21,12 +21,28 @@ interface Start {
   args: string[];
   /** Variables the framework needs to run under the launcher (never the user's: those are ENV_FILE's). */
   env?: Record<string, string>;
+  /**
+   * Variables the framework reads its port from before PORT: set to PORT, whatever ENV_FILE says.
+   * The site's port is PM2's and the health check's (which starts the release on a spare port), so
+   * a user's NITRO_PORT must not send Nuxt elsewhere.
+   */
+  portVariables?: string[];
 }
 
 export function startOf(site: ProvisionedSite): Start {
   switch (site.type) {
     case 'nuxt-ssr':
-      return { entry: '.output/server/index.mjs', args: [] };
+      // Nuxt 2 has no Nitro: `nuxt start` serves .nuxt/, on NUXT_PORT || PORT and by default on
+      // `localhost`, which may be ::1 where nginx asks 127.0.0.1 (--hostname wins over the config).
+      // (Not proven with a real Nuxt 2 app by a system test: deploy-real-node-apps deploys Nuxt 3.)
+      if (numberOption(site, 'site_type_version') === 2)
+        return {
+          entry: 'node_modules/nuxt/bin/nuxt.js',
+          args: ['start', '--hostname', '127.0.0.1'],
+          portVariables: ['NUXT_PORT'],
+        };
+      // Nuxt 3 and 4: Nitro's node server listens on NITRO_PORT || PORT.
+      return { entry: '.output/server/index.mjs', args: [], portVariables: ['NITRO_PORT'] };
     case 'next-ssr':
       // `next start` exits at once on SIGINT and SIGTERM unless told the process handles them: the
       // launcher's graceful stop does, so requests in progress finish during a reload.
@@ -60,11 +76,13 @@ try {
 } catch (error) {
   if (error.code !== 'ENOENT') throw error;
 }
+const portVariables = ${JSON.stringify(start.portVariables ?? [])};
 for (const line of env.split('\\n')) {
   const match = /^([A-Za-z_][A-Za-z0-9_]*)=(['"\`])(.*)\\2$/.exec(line);
-  if (match && match[1] !== 'PORT') process.env[match[1]] = match[3];
+  if (match && match[1] !== 'PORT' && !portVariables.includes(match[1])) process.env[match[1]] = match[3];
 }
 Object.assign(process.env, ${JSON.stringify(start.env ?? {})});
+for (const name of portVariables) process.env[name] = process.env.PORT;
 const app = path.resolve(__dirname, ${JSON.stringify(appDir)});
 process.chdir(app);
 let entry = ${JSON.stringify(start.entry)};

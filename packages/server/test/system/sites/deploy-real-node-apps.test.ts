@@ -1,0 +1,352 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureDeployTools } from '../../../src/provisioning/deploy/ensure-deploy-tools.js';
+import { detectFacts } from '../../../src/provisioning/detect-facts.js';
+import type { ProvisionedSite } from '../../../src/provisioning/step.js';
+import { createToken } from '../../../src/storage/tokens.js';
+import { makeContext } from '../../provisioning/support/context.js';
+import { hostExecutor, requireTestHost } from '../support/test-host.js';
+import { commitAndPush } from './support/git-work-tree.js';
+import { describeOperation, Harness, type JsonBody, removeSystemUser, runId } from './support/harness.js';
+import { curlSite, curlUntil, type HttpAnswer, mustRun, pathKind, run, useHost } from './support/host.js';
+
+/**
+ * Issue 11 item 7, the Node types with real apps from a real repository, through the API, on the
+ * pristine test host: each app is committed under fixtures/ with the package-lock.json npm made for
+ * it, pushed to a bare repository on the host served by `git daemon`, installed there by `npm ci`
+ * from the npm registry and built by its framework:
+ * - Nuxt SSR (Nuxt 3, fixtures/nuxt-app): `nuxt build`, `.output/server/index.mjs` run by PM2; the
+ *   page renders the visitor from the query string and NUXT_PUBLIC_GREETING read at run time.
+ * - Nuxt Static (the same app in a repository of its own): `nuxt generate`, nginx serves `.output/public`.
+ * - NodeJS SSR without artifactPath (fixtures/express-app): Express, nothing to build, run from the release.
+ * - NodeJS SSR with artifactPath `dist` (fixtures/express-ts-app): TypeScript compiled by `tsc`, run from dist/.
+ * - NodeJS Static with artifactPath `dist` (fixtures/vite-app): `vite build`, nginx serves dist/.
+ * Each: v1 deployed and answering through nginx, v2 (a changed file, for the SSR apps a changed
+ * run-time variable) deployed, rollback to v1. All sites belong to one system user, so every
+ * `npm ci` after the first shares its npm cache (~/.npm).
+ */
+const host = requireTestHost();
+useHost(host);
+const id = runId();
+const user = `spn${id}`;
+const GIT_BASE = `/srv/siteplane-node-apps-git-${id}`;
+const WORK = `/srv/siteplane-node-apps-work-${id}`;
+// Not the other deploy suites' ports (9418, 9420): they may run at once on the shared host.
+const GIT_PORT = 9427;
+const FIXTURES = join(import.meta.dirname, 'fixtures');
+const domain = (label: string) => `${label}-${id}.siteplane.test`;
+const figures: Record<string, unknown> = {};
+
+let h: Harness;
+let token: string;
+
+interface Answer {
+  status: number;
+  body: JsonBody;
+}
+
+/** The API in-process with a write token of its own (the harness's client has no PUT or PATCH). */
+async function api(method: 'GET' | 'POST' | 'PUT' | 'PATCH', url: string, payload?: unknown): Promise<Answer> {
+  const res = await h.service.app.inject({
+    method,
+    url,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+  });
+  return { status: res.statusCode, body: res.body ? (JSON.parse(res.body) as JsonBody) : {} };
+}
+
+async function must(status: number, answer: Promise<Answer>, what: string): Promise<JsonBody> {
+  const res = await answer;
+  if (res.status !== status) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+async function succeeded(uuid: string, timeoutMs = 900_000): Promise<JsonBody> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const d = await must(200, api('GET', `/api/v1/deployments/${uuid}`), `GET deployment ${uuid}`);
+    if (d.status === 'succeeded') return d;
+    if (['failed', 'cancelled'].includes(d.status) || Date.now() > until)
+      throw new Error(`deployment ${d.status}: ${describeOperation(await h.operation(d.operation.uuid))}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Deploys the branch's head; returns the deployment and its log. */
+async function deploy(site: JsonBody, label: string): Promise<{ d: JsonBody; log: string }> {
+  const started = Date.now();
+  const d = await succeeded(
+    (await must(202, api('POST', `/api/v1/sites/${site.uuid}/deployments`, {}), 'POST deployments')).uuid,
+  );
+  figures[`${label} ms`] = Date.now() - started;
+  const op = await h.operation(d.operation.uuid);
+  // Where the time went: each step's start to the next one's (npm ci, the build, activation …).
+  const starts = op.steps.map((step) => Date.parse(step.started_at));
+  figures[`${label} steps s`] = Object.fromEntries(
+    op.steps.slice(0, -1).map((step, i) => [step.name, ((starts[i + 1] as number) - (starts[i] as number)) / 1000]),
+  );
+  return { d, log: op.logs.map((l) => l.line).join('\n') };
+}
+
+async function rollback(site: JsonBody, label: string): Promise<JsonBody> {
+  const started = Date.now();
+  const rb = await succeeded((await must(202, api('POST', `/api/v1/sites/${site.uuid}/rollback`, {}), 'POST rollback')).uuid);
+  figures[`${label} ms`] = Date.now() - started;
+  return rb;
+}
+
+/** A fixture app's files, path → content (relative to its directory). */
+function fixture(name: string): Record<string, string> {
+  const dir = join(FIXTURES, name);
+  const files: Record<string, string> = {};
+  for (const entry of readdirSync(dir, { recursive: true }) as string[]) {
+    const path = join(dir, entry);
+    if (statSync(path).isFile()) files[relative(dir, path)] = readFileSync(path, 'utf8');
+  }
+  return files;
+}
+
+const commit = (repo: string, files: Record<string, string>, message: string) =>
+  commitAndPush(`${WORK}/${repo}`, `${GIT_BASE}/acme/${repo}.git`, files, message);
+
+async function setEnvironment(site: JsonBody, set: Record<string, { value: string; scope: 'build' | 'runtime' }>) {
+  await must(200, api('PATCH', `/api/v1/sites/${site.uuid}/environment`, { set }), `PATCH ${site.type} environment`);
+}
+
+/** The first answer through nginx with status 200 whose body contains `text` (the last one tried otherwise). */
+const answerWith = (site: JsonBody, path: string, text: string, timeoutMs = 30_000) =>
+  curlUntil(site.domain, path, (a) => a.status === 200 && a.body.includes(text), timeoutMs);
+
+/** Nuxt's server-rendered paragraph (Vue leaves no markup inside it). */
+const nuxtLine = (answer: HttpAnswer) => /<p id="page">([^<]*)<\/p>/.exec(answer.body)?.[1] ?? answer.body;
+
+const REPOS = ['nuxt-ssr', 'nuxt-static', 'express', 'express-ts', 'vite'] as const;
+
+describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
+  'real Node apps deployed with their type defaults: Nuxt SSR and Static, NodeJS SSR with and without artifactPath, NodeJS Static (issue 11 item 7)',
+  () => {
+    const sites: Record<(typeof REPOS)[number], JsonBody> = {} as never;
+    const started = Date.now();
+
+    beforeAll(async () => {
+      const exec = hostExecutor(host);
+      try {
+        // git for the test's own repositories on the host, by the deploy steps' own step.
+        const facts = await detectFacts(exec);
+        const scratch = { type: 'static-html', user: 'root', runtime: {} } as unknown as ProvisionedSite;
+        await ensureDeployTools().run(makeContext(exec, scratch, { facts, settings: { npmRegistry: null, nodeSource: 'npm' } }));
+      } finally {
+        await exec.close();
+      }
+      for (const repo of REPOS) {
+        await mustRun('git', ['init', '-q', '--bare', '-b', 'main', `${GIT_BASE}/acme/${repo}.git`]);
+        await mustRun('git', ['init', '-q', '-b', 'main', `${WORK}/${repo}`]);
+      }
+      await mustRun('sh', [
+        '-c',
+        'setsid -f git daemon --reuseaddr --port="$2" --export-all --base-path="$1" --pid-file="$1/daemon.pid" >/dev/null 2>&1',
+        'sh',
+        GIT_BASE,
+        String(GIT_PORT),
+      ]);
+      h = await Harness.start({ username: user });
+      await h.registerServer();
+      token = (await createToken(h.service.storage.db, { name: `node-apps-${id}`, scope: 'write' })).token;
+    }, 900_000);
+
+    afterAll(async () => {
+      figures['whole suite ms'] = Date.now() - started;
+      console.log(`real Node apps figures: ${JSON.stringify(figures, null, 2)}`);
+      await run('sh', ['-c', 'kill "$(cat "$1/daemon.pid")"', 'sh', GIT_BASE]);
+      await h?.stop();
+      await removeSystemUser(user, id).catch(() => undefined);
+      await run('rm', ['-rf', '--', GIT_BASE, WORK]);
+    }, 600_000);
+
+    it('creates the five sites, pushes v1 of each app and binds each site to its repository', async () => {
+      const created = await Promise.all([
+        h.createSite('nuxt-ssr', domain('nuxt'), { site_type_version: 3 }),
+        h.createSite('nuxt-static', domain('nuxtstatic'), { site_type_version: 3 }),
+        h.createSite('nodejs-ssr', domain('express')),
+        h.createSite('nodejs-ssr', domain('expressts'), { artifactPath: 'dist' }),
+        h.createSite('nodejs-static', domain('vite'), { artifactPath: 'dist' }),
+      ]);
+      const installed = await Promise.all(created.map((s) => h.waitInstalled(s, 900_000)));
+      REPOS.forEach((repo, i) => {
+        sites[repo] = installed[i] as JsonBody;
+      });
+      await commit('nuxt-ssr', fixture('nuxt-app'), 'nuxt v1');
+      await commit('nuxt-static', fixture('nuxt-app'), 'nuxt v1');
+      await commit('express', fixture('express-app'), 'express v1');
+      await commit('express-ts', fixture('express-ts-app'), 'express-ts v1');
+      await commit('vite', fixture('vite-app'), 'vite v1');
+
+      const profile = await must(
+        201,
+        api('POST', '/api/v1/vc-profiles', {
+          provider: 'git',
+          name: `node-apps-${id}`,
+          repositories: REPOS.map((repo) => `git://${host.address}:${GIT_PORT}/acme/${repo}.git`),
+        }),
+        'POST /vc-profiles',
+      );
+      for (const repo of REPOS) {
+        await must(
+          200,
+          api('PUT', `/api/v1/sites/${sites[repo].uuid}/source`, {
+            vcProfile: profile.uuid,
+            repository: `acme/${repo}`,
+            branch: 'main',
+          }),
+          `PUT source ${repo}`,
+        );
+      }
+      await setEnvironment(sites['nuxt-ssr'], {
+        NUXT_PUBLIC_GREETING: { value: 'nuxt-env-1', scope: 'runtime' },
+        NUXT_TELEMETRY_DISABLED: { value: '1', scope: 'build' },
+      });
+      await setEnvironment(sites['nuxt-static'], {
+        NUXT_PUBLIC_GREETING: { value: 'static-env-1', scope: 'build' },
+        NUXT_TELEMETRY_DISABLED: { value: '1', scope: 'build' },
+      });
+      await setEnvironment(sites.express, { GREETING: { value: 'express-env-1', scope: 'runtime' } });
+      await setEnvironment(sites['express-ts'], { GREETING: { value: 'ts-env-1', scope: 'runtime' } });
+      await setEnvironment(sites.vite, { VITE_GREETING: { value: 'vite-env-1', scope: 'build' } });
+    }, 1_800_000);
+
+    it('Nuxt SSR: npm ci, nuxt build, .output/server/index.mjs run by PM2; v2 with a new run-time variable; rollback', async () => {
+      const site = sites['nuxt-ssr'];
+      const settings = await must(200, api('GET', `/api/v1/sites/${site.uuid}/deploy-settings`), 'GET deploy-settings');
+      expect(settings).toMatchObject({ build_command: 'npm run build', artifact_path: null });
+
+      const v1 = await deploy(site, 'nuxt-ssr v1');
+      expect(v1.log).toMatch(/added \d+ packages/);
+      expect(v1.log).toContain('Build complete');
+      const release = `/home/${user}/${site.domain}/releases/${v1.d.release}`;
+      expect(pathKind(`${release}/.output/server/index.mjs`)).toBe('file');
+      // Rendered per request, with the variable read at run time.
+      const first = await answerWith(site, '/?visitor=ada', 'visitor=ada');
+      expect(nuxtLine(first)).toBe('nuxt v1 greeting=nuxt-env-1 visitor=ada');
+      expect(first.headers).toMatch(/^x-powered-by: Nuxt/im);
+      expect(nuxtLine(await curlSite(site.domain, '/?visitor=bob'))).toBe('nuxt v1 greeting=nuxt-env-1 visitor=bob');
+      const pm2 = await mustRun('ps', ['-u', user, '-o', 'args=']);
+      expect(pm2.stdout).toMatch(/PM2 v[\d.]+: God Daemon/);
+
+      await setEnvironment(site, { NUXT_PUBLIC_GREETING: { value: 'nuxt-env-2', scope: 'runtime' } });
+      await commit('nuxt-ssr', { 'release.json': '{"marker":"v2"}\n' }, 'nuxt v2');
+      const v2 = await deploy(site, 'nuxt-ssr v2 (lock unchanged)');
+      expect(nuxtLine(await answerWith(site, '/?visitor=ada', 'nuxt v2'))).toBe('nuxt v2 greeting=nuxt-env-2 visitor=ada');
+
+      const rb = await rollback(site, 'nuxt-ssr rollback');
+      expect(rb).toMatchObject({ trigger: 'rollback', release: v1.d.release, rollback: { from_release: v2.d.release } });
+      expect(nuxtLine(await answerWith(site, '/?visitor=cy', 'nuxt v1'))).toBe('nuxt v1 greeting=nuxt-env-1 visitor=cy');
+    }, 2_700_000);
+
+    it('Nuxt Static: nuxt generate, nginx serves .output/public (every page generated); v2; rollback', async () => {
+      const site = sites['nuxt-static'];
+      const settings = await must(200, api('GET', `/api/v1/sites/${site.uuid}/deploy-settings`), 'GET deploy-settings');
+      expect(settings).toMatchObject({ build_command: 'npm run generate' });
+
+      const v1 = await deploy(site, 'nuxt-static v1');
+      expect(v1.log).toMatch(/added \d+ packages/);
+      const release = `/home/${user}/${site.domain}/releases/${v1.d.release}`;
+      expect(pathKind(`${release}/.output/public/index.html`)).toBe('file');
+      expect(pathKind(`${release}/.output/public/about/index.html`)).toBe('file');
+      expect(v1.log).toContain('.output/public/ is there: nginx serves it');
+      // Rendered once at generate time: the build-time variable, and no visitor from the request.
+      const first = await answerWith(site, '/?visitor=ada', 'nuxt v1');
+      expect(nuxtLine(first)).toBe('nuxt v1 greeting=static-env-1 visitor=nobody');
+      expect(first.headers).not.toMatch(/^x-powered-by/im);
+      expect((await answerWith(site, '/about/', 'about this nuxt app')).status).toBe(200);
+      // Nothing runs for a static site: no process of this domain under PM2.
+      expect((await run('pgrep', ['-u', user, '-f', site.domain])).stdout.trim()).toBe('');
+
+      await commit('nuxt-static', { 'release.json': '{"marker":"v2"}\n' }, 'nuxt v2');
+      const v2 = await deploy(site, 'nuxt-static v2 (lock unchanged)');
+      expect(nuxtLine(await answerWith(site, '/', 'nuxt v2'))).toBe('nuxt v2 greeting=static-env-1 visitor=nobody');
+
+      const rb = await rollback(site, 'nuxt-static rollback');
+      expect(rb).toMatchObject({ release: v1.d.release, rollback: { from_release: v2.d.release } });
+      expect(nuxtLine(await answerWith(site, '/', 'nuxt v1'))).toBe('nuxt v1 greeting=static-env-1 visitor=nobody');
+    }, 2_700_000);
+
+    it('NodeJS SSR without artifactPath: an Express app run from the release root (package.json main); v2; rollback', async () => {
+      const site = sites.express;
+      const v1 = await deploy(site, 'express v1');
+      expect(v1.log).toMatch(/added \d+ packages/);
+      expect((await answerWith(site, '/?visitor=ada', 'visitor=ada')).body).toBe(
+        'express v1 greeting=express-env-1 visitor=ada\n',
+      );
+      await setEnvironment(site, { GREETING: { value: 'express-env-2', scope: 'runtime' } });
+      await commit('express', { 'release.json': '{"marker":"v2"}\n' }, 'express v2');
+      const v2 = await deploy(site, 'express v2');
+      expect((await answerWith(site, '/?visitor=bob', 'express v2')).body).toBe(
+        'express v2 greeting=express-env-2 visitor=bob\n',
+      );
+      const rb = await rollback(site, 'express rollback');
+      expect(rb).toMatchObject({ release: v1.d.release, rollback: { from_release: v2.d.release } });
+      expect((await answerWith(site, '/', 'express v1')).body).toBe('express v1 greeting=express-env-1 visitor=nobody\n');
+    }, 1_800_000);
+
+    it('NodeJS SSR with artifactPath dist: TypeScript built by tsc, the app runs from dist/; v2; rollback', async () => {
+      const site = sites['express-ts'];
+      const settings = await must(200, api('GET', `/api/v1/sites/${site.uuid}/deploy-settings`), 'GET deploy-settings');
+      expect(settings).toMatchObject({ artifact_path: 'dist' });
+      const v1 = await deploy(site, 'express-ts v1');
+      const release = (name: string) => `/home/${user}/${site.domain}/releases/${name}`;
+      expect(pathKind(`${release(v1.d.release)}/dist/server.js`)).toBe('file');
+      expect((await answerWith(site, '/?visitor=ada', 'visitor=ada')).body).toBe(
+        `express-ts v1 greeting=ts-env-1 visitor=ada from=${release(v1.d.release)}/dist\n`,
+      );
+      await commit('express-ts', { 'src/release.ts': "export const MARKER = 'v2';\n" }, 'express-ts v2');
+      const v2 = await deploy(site, 'express-ts v2');
+      expect((await answerWith(site, '/', 'express-ts v2')).body).toBe(
+        `express-ts v2 greeting=ts-env-1 visitor=nobody from=${release(v2.d.release)}/dist\n`,
+      );
+      const rb = await rollback(site, 'express-ts rollback');
+      expect(rb).toMatchObject({ release: v1.d.release, rollback: { from_release: v2.d.release } });
+      expect((await answerWith(site, '/', 'express-ts v1')).body).toBe(
+        `express-ts v1 greeting=ts-env-1 visitor=nobody from=${release(v1.d.release)}/dist\n`,
+      );
+    }, 1_800_000);
+
+    it('NodeJS Static with artifactPath dist: vite build, nginx serves dist/ with its bundled assets; v2; rollback', async () => {
+      const site = sites.vite;
+      const v1 = await deploy(site, 'vite v1');
+      expect(v1.log).toMatch(/built in/);
+      expect(v1.log).toContain('dist/ is there: nginx serves it');
+      const first = await answerWith(site, '/', 'vite v1');
+      expect(first.body).toContain('<p id="page">vite v1 greeting=vite-env-1</p>');
+      const asset = /src="(\/assets\/index-[\w-]+\.js)"/.exec(first.body)?.[1];
+      expect(asset).toBeDefined();
+      const script = await curlSite(site.domain, asset as string);
+      expect(script.status).toBe(200);
+      expect(script.body).toContain('hydrated');
+      // The sources are not what nginx serves: dist/ is.
+      expect((await curlSite(site.domain, '/src/main.js')).status).toBe(404);
+
+      await commit('vite', { 'release.json': '{"marker":"v2"}\n' }, 'vite v2');
+      const v2 = await deploy(site, 'vite v2');
+      expect((await answerWith(site, '/', 'vite v2')).body).toContain('<p id="page">vite v2 greeting=vite-env-1</p>');
+      const rb = await rollback(site, 'vite rollback');
+      expect(rb).toMatchObject({ release: v1.d.release, rollback: { from_release: v2.d.release } });
+      expect((await answerWith(site, '/', 'vite v1')).body).toContain('<p id="page">vite v1 greeting=vite-env-1</p>');
+    }, 1_800_000);
+
+    it('deletes the five sites: releases and processes go with them', async () => {
+      await Promise.all(
+        Object.values(sites).map(async (site) => {
+          const del = await h.deleteSite(site.uuid);
+          await h.waitGone(site, del.operation.uuid, 600_000);
+          expect((await run('ls', ['-A', '--', `/home/${user}/${site.domain}`])).code).not.toBe(0);
+        }),
+      );
+      expect((await run('pgrep', ['-u', user, '-f', 'node'])).stdout.trim()).toBe('');
+    }, 900_000);
+  },
+);
