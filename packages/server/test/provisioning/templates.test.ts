@@ -189,6 +189,7 @@ describe('PM2 ecosystem', () => {
             "autorestart": true,
             "listen_timeout": 30000,
             "kill_timeout": 10000,
+            "kill_retry_time": 25,
             "env": {
               "NODE_ENV": "production",
               "PORT": "3001"
