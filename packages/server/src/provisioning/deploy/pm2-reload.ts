@@ -31,7 +31,11 @@ const sock = axon.socket('req');
 const client = new rpc.Client(sock);
 let asked = false;
 const waiting = setTimeout(() => done(2, 'the PM2 daemon did not answer'), 5000);
-sock.on('error', (error) => done(asked ? 1 : 2, 'PM2 daemon: ' + error.message));
+// axon retries quietly on a refused or missing socket (no daemon): 'socket error' reports every
+// error at once, so the command line (which starts a daemon) takes over without waiting.
+const failed = (error) => done(asked ? 1 : 2, 'PM2 daemon: ' + error.message);
+sock.on('error', failed);
+sock.on('socket error', failed);
 sock.once('connect', () => {
   client.call('getMonitorData', {}, (error, list) => {
     clearTimeout(waiting);
