@@ -17,12 +17,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BESIDE, GO_LIVE } from '../../src/provisioning/deploy/activate-process.js';
+import { ACTIVATE, BESIDE, GO_LIVE } from '../../src/provisioning/deploy/activate-process.js';
 import { EXPORT, MIRROR } from '../../src/provisioning/deploy/fetch-git.js';
 import { HEALTH } from '../../src/provisioning/deploy/health-check.js';
 import { DOTENV_BEGIN, DOTENV_BLOCK, DOTENV_END, dotenvBlock } from '../../src/provisioning/deploy/laravel-dotenv.js';
 import { renderLauncher, startOf } from '../../src/provisioning/deploy/launcher.js';
 import { LINK_SHARED } from '../../src/provisioning/deploy/link-shared.js';
+import { PM2_RELOAD_JS } from '../../src/provisioning/deploy/pm2-reload.js';
 import { LIST } from '../../src/provisioning/deploy/prune.js';
 import { SWITCH } from '../../src/provisioning/deploy/switch-current.js';
 import { APPEND, UNPACK } from '../../src/provisioning/deploy/unpack-artifact.js';
@@ -341,10 +342,43 @@ describe('BESIDE (a new release tried on a free port before it goes live)', () =
 });
 
 describe('GO_LIVE (a PM2 site switched, reloaded and checked through nginx in one round trip)', () => {
-  // A stand-in pm2 on PATH that records its arguments; the site answers with `status`.
-  async function goLive(status: number | null) {
+  /**
+   * A stand-in PM2 package on PATH: `bin/pm2` records its arguments (the command line's reload);
+   * with `daemon`, stand-ins of the two client modules PM2's package holds (modules/pm2-axon,
+   * modules/pm2-axon-rpc) answer the process list `daemon.list` and record each call, and
+   * `daemon.fail` makes reloadProcessId answer an error.
+   */
+  async function goLive(
+    status: number | null,
+    daemon?: { list: unknown[]; fail?: boolean },
+    via = ['bash', '-c', GO_LIVE, 'go-live'],
+  ) {
+    mkdirSync(join(dir, 'pm2/bin'), { recursive: true });
+    writeFileSync(join(dir, 'pm2/bin/pm2'), '#!/bin/sh\necho "$*" >> "$PM2_CALLS"\n', { mode: 0o755 });
     mkdirSync(join(dir, 'bin'));
-    writeFileSync(join(dir, 'bin/pm2'), '#!/bin/sh\necho "$*" >> "$PM2_CALLS"\n', { mode: 0o755 });
+    symlinkSync(join(dir, 'pm2/bin/pm2'), join(dir, 'bin/pm2'));
+    if (daemon) {
+      mkdirSync(join(dir, 'pm2/modules/pm2-axon'), { recursive: true });
+      mkdirSync(join(dir, 'pm2/modules/pm2-axon-rpc'), { recursive: true });
+      writeFileSync(
+        join(dir, 'pm2/modules/pm2-axon/index.js'),
+        `const { EventEmitter } = require('node:events');
+exports.socket = () => Object.assign(new EventEmitter(), {
+  connect(path) { require('node:fs').appendFileSync(process.env.PM2_CALLS, 'connect ' + path + '\\n'); setImmediate(() => this.emit('connect')); },
+});`,
+      );
+      writeFileSync(
+        join(dir, 'pm2/modules/pm2-axon-rpc/index.js'),
+        `const list = ${JSON.stringify(daemon.list)};
+exports.Client = function () {
+  this.call = (method, arg, cb) => {
+    require('node:fs').appendFileSync(process.env.PM2_CALLS, method + ' ' + JSON.stringify(arg) + '\\n');
+    if (method === 'getMonitorData') return setImmediate(() => cb(null, list));
+    setImmediate(() => (${daemon.fail === true} ? cb(new Error('Reload already in progress')) : cb(null, {})));
+  };
+};`,
+      );
+    }
     mkdirSync(join(dir, 'site/releases/old'), { recursive: true });
     mkdirSync(join(dir, 'site/releases/new'));
     execFileSync('ln', ['-s', 'releases/old', join(dir, 'site/current')]);
@@ -356,9 +390,14 @@ describe('GO_LIVE (a PM2 site switched, reloaded and checked through nginx in on
     const url = status === null ? '' : `http://127.0.0.1:${(server.address() as AddressInfo).port}/up`;
     try {
       return await new Promise<{ code: number | null; stdout: string; calls: string; current: string }>((resolve) => {
-        const child = spawn('bash', ['-c', GO_LIVE, 'go-live', 'releases/new', 'app', url, '2', '1', SWITCH, HEALTH], {
+        const child = spawn(via[0]!, [...via.slice(1), 'releases/new', 'app', url, '2', '1', SWITCH, HEALTH, PM2_RELOAD_JS], {
           cwd: join(dir, 'site'),
-          env: { ...process.env, PATH: `${join(dir, 'bin')}:${process.env.PATH}`, PM2_CALLS: join(dir, 'calls') },
+          env: {
+            ...process.env,
+            PATH: `${join(dir, 'bin')}:${process.env.PATH}`,
+            PM2_CALLS: join(dir, 'calls'),
+            PM2_HOME: join(dir, 'home/.pm2'),
+          },
         });
         let stdout = '';
         child.stdout.on('data', (d: Buffer) => (stdout += d));
@@ -376,26 +415,92 @@ describe('GO_LIVE (a PM2 site switched, reloaded and checked through nginx in on
     }
   }
 
-  it('a healthy release: switched, reloaded once, live', async () => {
-    const result = await goLive(200);
+  const app = (pm_id: number, name = 'app') => ({ name, pm_id, pm2_env: { name, pm_id } });
+
+  it("a healthy release: switched, reloaded once through the daemon's socket (each of the name's processes), live", async () => {
+    const result = await goLive(200, { list: [app(0), app(1, 'other'), app(2)] });
     expect(result.code, result.stdout).toBe(0);
-    expect(result.stdout).toMatch(/^previous releases\/old\nreloaded \d+\nstatus 200\n$/);
-    expect(result.calls).toBe('reload app\n');
+    expect(result.stdout).toMatch(/^previous releases\/old\nreloaded \d+ daemon\nstatus 200\n$/);
+    expect(result.calls).toBe(
+      `connect ${join(dir, 'home/.pm2/rpc.sock')}\ngetMonitorData {}\nreloadProcessId {"id":0,"env":{}}\nreloadProcessId {"id":2,"env":{}}\n`,
+    );
     expect(result.current).toBe('releases/new');
   });
 
+  it("PM2's client modules not where they were: `pm2 reload` instead", async () => {
+    const result = await goLive(200);
+    expect(result.code, result.stdout).toBe(0);
+    expect(result.stdout).toMatch(/^previous releases\/old\nreloaded \d+ cli\nstatus 200\n$/);
+    expect(result.calls).toBe('reload app\n');
+  });
+
+  it('no process of that name in the daemon: nothing reloaded through it, `pm2 reload` answers', async () => {
+    const result = await goLive(200, { list: [app(0, 'other')] });
+    expect(result.stdout).toContain('reloaded');
+    expect(result.calls).toMatch(/getMonitorData \{\}\nreload app\n$/);
+  });
+
+  it('a reload the daemon refuses fails the activation (no second try through the command line)', async () => {
+    const result = await goLive(200, { list: [app(0)], fail: true });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('pm2 reload app failed:\npm2 reload app failed: Reload already in progress');
+    expect(result.calls).not.toContain('reload app\n');
+  });
+
   it('a release failing through nginx: switched back and reloaded again, exit 3', async () => {
-    const result = await goLive(500);
+    const result = await goLive(500, { list: [app(0)] });
     expect(result.code).toBe(3);
     expect(result.stdout).toContain('status 500\nswitched-back\n');
-    expect(result.calls).toBe('reload app\nreload app\n');
+    expect(result.calls.match(/reloadProcessId/g)).toHaveLength(2);
     expect(result.current).toBe('releases/old');
   });
 
   it('a rollback (no URL): switched and reloaded, nothing asked', async () => {
-    const result = await goLive(null);
+    const result = await goLive(null, { list: [app(0)] });
     expect(result.code).toBe(0);
-    expect(result.calls).toBe('reload app\n');
+    expect(result.calls.match(/reloadProcessId/g)).toHaveLength(1);
+    expect(result.current).toBe('releases/new');
+  });
+
+  it('ACTIVATE: the try beside failing stops everything before the switch (exit 4, its lines marked)', async () => {
+    writeFileSync(join(dir, 'crash.cjs'), "console.error('boom'); process.exit(1);");
+    const result = await goLive(200, { list: [app(0)] }, [
+      'bash',
+      '-c',
+      ACTIVATE,
+      'activate',
+      BESIDE,
+      GO_LIVE,
+      dir,
+      'crash.cjs',
+      '/up',
+      '1',
+      'example.test',
+    ]);
+    expect(result.code, result.stdout).toBe(4);
+    // Every line BESIDE printed is marked (its crash output too, when the release printed it within
+    // the check's time: on a loaded machine Node may not have started by then).
+    expect(result.stdout).toMatch(/^beside port \d+\nbeside status 000\n(beside boom\n)?$/);
+    expect(result.calls).toBe('');
+    expect(result.current).toBe('releases/old');
+  });
+
+  it('ACTIVATE: with an empty release directory (a rollback) GO_LIVE alone', async () => {
+    const result = await goLive(200, { list: [app(0)] }, [
+      'bash',
+      '-c',
+      ACTIVATE,
+      'activate',
+      BESIDE,
+      GO_LIVE,
+      '',
+      'x',
+      '',
+      '0',
+      'x',
+    ]);
+    expect(result.code, result.stdout).toBe(0);
+    expect(result.stdout).not.toContain('beside');
     expect(result.current).toBe('releases/new');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BESIDE, GO_LIVE } from '../../src/provisioning/deploy/activate-process.js';
+import { ACTIVATE } from '../../src/provisioning/deploy/activate-process.js';
 import { DeployCancelled } from '../../src/provisioning/deploy/cancelled.js';
 import { deployToolsFor } from '../../src/provisioning/deploy/ensure-deploy-tools.js';
 import { MIRROR } from '../../src/provisioning/deploy/fetch-git.js';
@@ -281,7 +281,10 @@ describe('activation (issue 11 item 5)', () => {
 
   it('PM2: the new release answers beside the live one first; failing there, nothing switches or reloads', async () => {
     const { exec, lines } = dryRun((e) =>
-      e.answer(isScript(BESIDE), { code: 1, stdout: 'port 40123\nstatus 000\nError: Cannot find module pg\n' }),
+      e.answer(isScript(ACTIVATE), {
+        code: 4,
+        stdout: 'beside port 40123\nbeside status 000\nbeside Error: Cannot find module pg\n',
+      }),
     );
     const site = siteOf('nodejs-ssr', { domain: 'app.example.com' });
     const activate = deploySteps.deploy(site, plan({ hooks: [] }), progress()).find((s) => s.name === 'activate')!;
@@ -290,31 +293,37 @@ describe('activation (issue 11 item 5)', () => {
       /with 000 within 20 s beside the live release \(port 40123\), which keeps serving/,
     );
     expect(ctx.logs).toContain('  Error: Cannot find module pg');
-    const beside = lines.find((l) => l.startsWith('bash -c') && l.includes('setsid node'));
-    expect(beside).toContain(
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(
       '/home/alice/app.example.com/releases/20261126T121314Z-1a2b3c4 siteplane-placeholder.cjs /health 20 app.example.com',
     );
-    expect(beside).toMatch(/"asUser":"alice"/);
-    expect(lines.some((l) => l.includes('current.siteplane-new'))).toBe(false);
-    expect(lines.some((l) => l.includes('pm2 reload'))).toBe(false);
+    expect(lines[0]).toMatch(/"asUser":"alice"/);
+    expect(ctx.logs.some((l) => l.startsWith('current now points'))).toBe(false);
+    expect(ctx.logs.some((l) => l.startsWith('reloaded'))).toBe(false);
   });
 
   it('PM2: healthy beside → switch, graceful reload of the site process and the check through nginx, in one round trip', async () => {
     const { exec, lines } = dryRun((e) =>
-      e
-        .answer(isScript(BESIDE), { stdout: 'port 40123\nstatus 200\n' })
-        .answer(isScript(GO_LIVE), { stdout: 'previous releases/old\nreloaded 812\nstatus 200\n' }),
+      e.answer(isScript(ACTIVATE), {
+        stdout: 'beside port 40123\nbeside status 200\nprevious releases/old\nreloaded 812 daemon\nstatus 200\n',
+      }),
     );
     const site = siteOf('nodejs-ssr', { domain: 'app.example.com' });
     const activate = deploySteps.deploy(site, plan({ hooks: [] }), progress()).find((s) => s.name === 'activate')!;
     const ctx = makeContext(exec, site);
     await activate.run(ctx);
-    expect(lines).toHaveLength(2);
+    expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('setsid node');
-    expect(lines[1]).toContain('releases/20261126T121314Z-1a2b3c4 app.example.com http://app.example.com/health 20 10');
-    expect(lines[1]).toContain('--resolve app.example.com:80:127.0.0.1');
-    expect(lines[1]).toMatch(/"asUser":"alice"/);
+    expect(lines[0]).toContain('releases/20261126T121314Z-1a2b3c4 app.example.com http://app.example.com/health 20 10');
+    expect(lines[0]).toContain('--resolve app.example.com:80:127.0.0.1');
+    expect(lines[0]).toMatch(/"asUser":"alice"/);
+    expect(ctx.logs).toContain(
+      'health check: 20261126T121314Z-1a2b3c4 answered /health with 200 beside the live release (port 40123)',
+    );
     expect(ctx.logs).toContain('current now points to releases/20261126T121314Z-1a2b3c4 (was releases/old)');
+    expect(ctx.logs.some((l) => /^reloaded PM2 process app\.example\.com in 812 ms .*through the daemon's socket/.test(l))).toBe(
+      true,
+    );
     expect(ctx.logs).toContain('health check: /health answered 200 through nginx');
     // The saved process list names `current`: whichever release is live, it need not be saved again.
     expect(lines.some((l) => l.includes('pm2 save'))).toBe(false);
@@ -322,9 +331,10 @@ describe('activation (issue 11 item 5)', () => {
 
   it('PM2: a release that fails once live is reported switched back', async () => {
     const { exec } = dryRun((e) =>
-      e.answer(isScript(BESIDE), { stdout: 'port 40123\nstatus 200\n' }).answer(isScript(GO_LIVE), {
+      e.answer(isScript(ACTIVATE), {
         code: 3,
-        stdout: 'previous releases/old\nreloaded 800\nstatus 500\nswitched-back\nreloaded 700\n',
+        stdout:
+          'beside port 40123\nbeside status 200\nprevious releases/old\nreloaded 800 daemon\nstatus 500\nswitched-back\nreloaded 700 cli\n',
       }),
     );
     const site = siteOf('nodejs-ssr', { domain: 'app.example.com' });
@@ -334,13 +344,16 @@ describe('activation (issue 11 item 5)', () => {
     );
   });
 
-  it('PM2 rollback: switch and reload, no health check, one round trip', async () => {
-    const { exec, lines } = dryRun((e) => e.answer(isScript(GO_LIVE), { stdout: 'previous releases/new\nreloaded 900\n' }));
+  it('PM2 rollback: switch and reload, no try beside, no health check, one round trip', async () => {
+    const { exec, lines } = dryRun((e) =>
+      e.answer(isScript(ACTIVATE), { stdout: 'previous releases/new\nreloaded 900 daemon\n' }),
+    );
     const site = siteOf('nodejs-ssr', { domain: 'app.example.com' });
     const [, activate] = deploySteps.rollback(site, { deploymentUuid: 'rb', release: '20261126T000001Z-v1' });
     await activate!.run(makeContext(exec, site));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain("releases/20261126T000001Z-v1 app.example.com '' 0 0");
+    expect(lines[0]).not.toContain('/home/alice/app.example.com/releases/20261126T000001Z-v1 siteplane-placeholder.cjs');
   });
 });
 

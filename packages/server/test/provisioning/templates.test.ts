@@ -189,6 +189,8 @@ describe('PM2 ecosystem', () => {
             "autorestart": true,
             "listen_timeout": 30000,
             "kill_timeout": 10000,
+            "kill_retry_time": 25,
+            "pmx": false,
             "env": {
               "NODE_ENV": "production",
               "PORT": "3001"

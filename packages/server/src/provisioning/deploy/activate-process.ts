@@ -1,9 +1,10 @@
 import type { StepContext } from '../step.js';
 import { run, StepError } from '../steps/commands.js';
-import { asSiteUser, pm2Lock } from '../steps/pm2.js';
+import { pm2Lock } from '../steps/pm2.js';
 import { checkHealthPath, HEALTH, liveCheck } from './health-check.js';
 import { RELEASE_ENTRY } from './launcher.js';
 import type { DeployPlan } from './plan.js';
+import { PM2_RELOAD_JS, RELOAD } from './pm2-reload.js';
 import { asUserIn, type ReleasePaths } from './release-paths.js';
 import { SWITCH } from './switch-current.js';
 
@@ -11,12 +12,13 @@ import { SWITCH } from './switch-current.js';
  * PM2 sites, health-gated: the new release first runs beside the live one, as a temporary
  * process on a free port, and must answer the health path there; until then nothing the visitors
  * reach has changed, so a release that fails leaves the old one serving without a failed request.
- * Then `current` switches and `pm2 reload` replaces the site's cluster workers one by one: PM2
+ * Then `current` switches and PM2's reload replaces the site's cluster workers one by one: PM2
  * starts a worker of the new release, waits until it listens on the site's port (the cluster
  * master holds that socket, so no connection is refused meanwhile), and only then stops the old
  * one, which finishes the requests it holds before it exits (templates/graceful-stop.ts). nginx is
- * not touched. A release that answers beside but not in place is switched back. Switch, reload
- * and the check through nginx are one round trip (GO_LIVE); a rollback is the same without the checks.
+ * not touched. A release that answers beside but not in place is switched back. The try beside,
+ * the switch, the reload and the check through nginx are one round trip (ACTIVATE); a rollback is
+ * the same without the checks.
  */
 export async function activateProcess(
   ctx: StepContext,
@@ -24,28 +26,36 @@ export async function activateProcess(
   health: DeployPlan['healthCheck'] | null,
 ): Promise<string | null> {
   const { layout } = paths;
-  return ctx.withServerLock(pm2Lock(layout.user), async () => {
-    if (health !== null) await tryBeside(ctx, paths, health);
-    return goLive(ctx, paths, health);
-  });
+  return ctx.withServerLock(pm2Lock(layout.user), () => activate(ctx, paths, health));
 }
 
 /**
- * GO_LIVE, as the site user in the site root, in one round trip: `current` → $1 (SWITCH: $6),
- * `pm2 reload $2` (graceful in cluster mode, through `current`), then when $3 is a URL the check
- * through nginx (HEALTH: $7, at most $4 s, each request at most $5 s, curl options after $7). A
- * failing check switches back to the previous release and reloads again. Prints `previous P`,
- * `reloaded MS` for each reload, `status S`, `switched-back`; exits 0 (live), 3 (the check failed),
- * 1 (a command failed: its output follows).
+ * ACTIVATE, as the site user in the site root: when $3 (a release directory) is not empty, BESIDE
+ * with $3–$7 and GO_LIVE's health script, its lines printed with `beside ` before them, exit 4 when
+ * it fails; then GO_LIVE ($2) with the arguments after $7.
+ */
+export const ACTIVATE = `set -u
+beside=$1 golive=$2 dir=$3 entry=$4 path=$5 secs=$6 host=$7
+shift 7
+if [ -n "$dir" ]; then
+  out=$(bash -c "$beside" beside "$dir" "$entry" "$path" "$secs" "$host" "$7" 2>&1) && rc=0 || rc=$?
+  printf '%s\\n' "$out" | sed 's/^/beside /'
+  [ "$rc" -eq 0 ] || exit 4
+fi
+exec bash -c "$golive" go-live "$@"`;
+
+/**
+ * GO_LIVE, as the site user in the site root: `current` → $1 (SWITCH: $6), PM2's reload of $2
+ * (RELOAD: through the daemon's socket with $8, graceful in cluster mode, through `current`), then
+ * when $3 is a URL the check through nginx (HEALTH: $7, at most $4 s, each request at most $5 s,
+ * curl options after $8). A failing check switches back to the previous release and reloads again.
+ * Prints `previous P`, `reloaded MS HOW` for each reload, `status S`, `switched-back`; exits 0
+ * (live), 3 (the check failed), 1 (a command failed: its output follows).
  */
 export const GO_LIVE = `set -u
-target=$1 name=$2 url=$3 seconds=$4 each=$5 switch=$6 health=$7
-shift 7
-reload() {
-  started=$(date +%s%N)
-  if ! out=$(pm2 reload "$name" 2>&1); then echo "pm2 reload $name failed:"; printf '%s\\n' "$out" | tail -n 20; exit 1; fi
-  echo "reloaded $(( ($(date +%s%N) - started) / 1000000 ))"
-}
+target=$1 name=$2 url=$3 seconds=$4 each=$5 switch=$6 health=$7 reload_js=$8
+shift 8
+${RELOAD}
 previous=$(sh -c "$switch" sh "$target" 2>&1) || { echo "switching current failed:"; printf '%s\\n' "$previous"; exit 1; }
 echo "previous $previous"
 reload
@@ -58,16 +68,24 @@ echo switched-back
 reload
 exit 3`;
 
-async function goLive(ctx: StepContext, paths: ReleasePaths, health: DeployPlan['healthCheck'] | null): Promise<string | null> {
+async function activate(ctx: StepContext, paths: ReleasePaths, health: DeployPlan['healthCheck'] | null): Promise<string | null> {
   const { layout } = paths;
   const check = health === null ? null : liveCheck(ctx, layout, health.path, health.timeoutSeconds);
+  const besideSeconds = health === null ? 0 : Math.max(1, Math.ceil(health.timeoutSeconds));
   const result = await run(
     ctx,
     [
       'bash',
       '-c',
+      ACTIVATE,
+      'activate',
+      BESIDE,
       GO_LIVE,
-      'go-live',
+      health === null ? '' : paths.dir,
+      RELEASE_ENTRY,
+      health === null ? '' : checkHealthPath(health.path),
+      String(besideSeconds),
+      layout.domain,
       paths.linkTarget,
       layout.domain,
       check?.url ?? '',
@@ -75,18 +93,25 @@ async function goLive(ctx: StepContext, paths: ReleasePaths, health: DeployPlan[
       String(check?.each ?? 0),
       SWITCH,
       HEALTH,
+      PM2_RELOAD_JS,
       ...(check?.options ?? []),
     ],
-    { ...asUserIn(layout), timeoutMs: ((check?.seconds ?? 0) + 120) * 1000 },
+    { ...asUserIn(layout), timeoutMs: (besideSeconds + 20 + (check?.seconds ?? 0) + 120) * 1000 },
   );
-  const lines = result.stdout.split('\n');
+  const all = result.stdout.split('\n');
+  if (health !== null) besideOutcome(ctx, paths, health, result.code, all);
+  const lines = all.filter((l) => !l.startsWith('beside '));
   const value = (key: string) => lines.find((l) => l.startsWith(`${key} `))?.slice(key.length + 1);
   const previous = value('previous') || null;
   if (previous !== null || lines.some((l) => l.startsWith('previous'))) {
     ctx.log(`current now points to ${paths.linkTarget}${previous ? ` (was ${previous})` : ''}`);
   }
-  for (const line of lines.filter((l) => l.startsWith('reloaded ')))
-    ctx.log(`reloaded PM2 process ${layout.domain} in ${line.slice(9)} ms (new workers before old ones stop)`);
+  for (const line of lines.filter((l) => l.startsWith('reloaded '))) {
+    const [ms, how] = line.slice(9).split(' ');
+    ctx.log(
+      `reloaded PM2 process ${layout.domain} in ${ms} ms (new workers before old ones stop; ${how === 'cli' ? "`pm2 reload`: the daemon's socket could not be asked" : "through the daemon's socket"})`,
+    );
+  }
   if (result.code === 1 || (result.code !== 0 && result.code !== 3)) {
     const output = [...lines.filter((l) => !/^(previous|reloaded|status) /.test(l)), result.stderr].join('\n').trim();
     throw new StepError(`making ${paths.name} live failed (exit ${result.code}): ${output}`);
@@ -135,34 +160,24 @@ echo "status $code"
 tail -n 20 -- "$out"
 exit 1`;
 
-async function tryBeside(ctx: StepContext, paths: ReleasePaths, health: DeployPlan['healthCheck']): Promise<void> {
-  const { layout } = paths;
-  const seconds = Math.max(1, Math.ceil(health.timeoutSeconds));
-  const result = await run(
-    ctx,
-    [
-      'bash',
-      '-c',
-      BESIDE,
-      'beside',
-      paths.dir,
-      RELEASE_ENTRY,
-      checkHealthPath(health.path),
-      String(seconds),
-      layout.domain,
-      HEALTH,
-    ],
-    { ...asSiteUser(layout, paths.dir), timeoutMs: (seconds + 20) * 1000 },
-  );
-  const lines = result.stdout.split('\n');
+/** Logs the try beside the live release (lines `beside …`) and throws when it failed (ACTIVATE's exit 4). */
+function besideOutcome(
+  ctx: StepContext,
+  paths: ReleasePaths,
+  health: DeployPlan['healthCheck'],
+  code: number | null,
+  all: string[],
+): void {
+  const lines = all.filter((l) => l.startsWith('beside ')).map((l) => l.slice(7));
   const port = lines.find((l) => l.startsWith('port '))?.slice(5) ?? '?';
   const status = lines.find((l) => l.startsWith('status '))?.slice(7) || '000';
-  if (result.code !== 0) {
+  if (code === 4) {
     const output = lines.slice(lines.findIndex((l) => l.startsWith('status ')) + 1).filter(Boolean);
     for (const line of output) ctx.log(`  ${line}`);
     throw new StepError(
-      `health check failed: ${paths.name} answered ${health.path} with ${status} within ${seconds} s beside the live release (port ${port}), which keeps serving`,
+      `health check failed: ${paths.name} answered ${health.path} with ${status} within ${Math.max(1, Math.ceil(health.timeoutSeconds))} s beside the live release (port ${port}), which keeps serving`,
     );
   }
-  ctx.log(`health check: ${paths.name} answered ${health.path} with ${status} beside the live release (port ${port})`);
+  if (lines.some((l) => l.startsWith('status ')))
+    ctx.log(`health check: ${paths.name} answered ${health.path} with ${status} beside the live release (port ${port})`);
 }

@@ -24,17 +24,17 @@ export function ensureDeployTools(): Step {
     async run(ctx: StepContext) {
       const tools = deployToolsFor(ctx.site);
       const said = tools.join(', ');
-      if ((await installedPackages(ctx, tools)).size === tools.length) {
+      const php = ctx.site.runtime.php?.version;
+      // The shims need none of the tools (they only link the site's PHP, installed with the site):
+      // written on a channel of their own while the tools are looked up, not one round trip later.
+      const [present] = await Promise.all([installedPackages(ctx, tools), php ? ensurePhpShims(ctx, php) : null]);
+      if (present.size === tools.length) {
         ctx.log(`${said} are installed`);
       } else {
         const installed = await ctx.withServerLock('packages', () => ensurePackages(ctx, tools));
         ctx.log(installed.length === 0 ? `${said} are installed` : `installed ${installed.join(', ')}`);
       }
-      const php = ctx.site.runtime.php?.version;
-      if (php) {
-        await ensurePhpShims(ctx, php);
-        ctx.log(`hooks run php and composer on PHP ${php}`);
-      }
+      if (php) ctx.log(`hooks run php and composer on PHP ${php}`);
     },
   };
 }

@@ -339,6 +339,13 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)('deploy steps on a real ser
         expect(await body(s.domain)).toBe(`${prefix}-v1`);
       }
       if (c.type === 'nodejs-ssr') {
+        // Every reload asked PM2's daemon over its socket, not through the `pm2` command line
+        // (deploy/pm2-reload.ts): if PM2's client modules moved, the fallback works but is slower.
+        const reloads = context.logs.filter((l) => l.startsWith('reloaded PM2 process'));
+        expect(reloads.length).toBeGreaterThanOrEqual(3);
+        expect(reloads.filter((l) => !l.includes("through the daemon's socket"))).toEqual([]);
+      }
+      if (c.type === 'nodejs-ssr') {
         // What one pm2 command costs by itself here (a Node start and a round trip to the daemon).
         const home = `/home/${user}`;
         const ping = Date.now();
