@@ -21,7 +21,7 @@ import { BESIDE, GO_LIVE } from '../../src/provisioning/deploy/activate-process.
 import { EXPORT, MIRROR } from '../../src/provisioning/deploy/fetch-git.js';
 import { HEALTH } from '../../src/provisioning/deploy/health-check.js';
 import { DOTENV_BEGIN, DOTENV_BLOCK, DOTENV_END, dotenvBlock } from '../../src/provisioning/deploy/laravel-dotenv.js';
-import { renderLauncher } from '../../src/provisioning/deploy/launcher.js';
+import { renderCommandLauncher, renderLauncher } from '../../src/provisioning/deploy/launcher.js';
 import { LINK_SHARED } from '../../src/provisioning/deploy/link-shared.js';
 import { LIST } from '../../src/provisioning/deploy/prune.js';
 import { SWITCH } from '../../src/provisioning/deploy/switch-current.js';
@@ -186,6 +186,40 @@ describe("DOTENV_BLOCK (Laravel's .env)", () => {
   });
 });
 
+describe("Generic Port's launcher (the user's start command)", () => {
+  function launch(command: string, env: Record<string, string> = {}) {
+    mkdirSync(join(dir, 'app'));
+    writeFileSync(join(dir, '.siteplane.env'), renderEnvFile({ GREETING: "it's `q` $HOME", PORT: '1' }));
+    writeFileSync(join(dir, 'launch.cjs'), renderCommandLauncher('./app', command));
+    return spawnSync('node', [join(dir, 'launch.cjs')], { env: { ...process.env, PORT: '4100', ...env }, encoding: 'utf8' });
+  }
+
+  it('runs the command with bash in the app directory, with the release variables and PORT, quoted as the user wrote it', () => {
+    const out = launch('printf "%s|%s|%s|%s" "$GREETING" "$PORT" "$(pwd)" \'$not expanded\'');
+    expect(out.status, out.stderr).toBe(0);
+    expect(out.stdout).toBe(`it's \`q\` $HOME|4100|${join(dir, 'app')}|$not expanded`);
+  });
+
+  it("exits with the command's status, and passes SIGTERM on to it", async () => {
+    expect(launch('exit 7').status).toBe(7);
+    const command = 'trap "echo got-term; exit 0" TERM; echo ready; while :; do sleep 0.05; done';
+    writeFileSync(join(dir, 'launch.cjs'), renderCommandLauncher('.', command));
+    const started = spawn('node', [join(dir, 'launch.cjs')], { env: { ...process.env, PORT: '4100' } });
+    let out = '';
+    await new Promise<void>((resolve) =>
+      started.stdout.on('data', (d: Buffer) => {
+        out += d;
+        if (out.includes('ready')) resolve();
+      }),
+    );
+    const exited = new Promise<number | null>((resolve) => started.on('exit', (code) => resolve(code)));
+    started.stdout.on('data', (d: Buffer) => (out += d));
+    started.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(out).toContain('got-term');
+  });
+});
+
 describe('the release launcher PM2 runs', () => {
   it("loads the release's run-time variables (PORT excepted) and starts package.json's main in the app directory", () => {
     mkdirSync(join(dir, 'app'));
@@ -315,7 +349,7 @@ describe('BESIDE (a new release tried on a free port before it goes live)', () =
 
 describe('GO_LIVE (a PM2 site switched, reloaded and checked through nginx in one round trip)', () => {
   // A stand-in pm2 on PATH that records its arguments; the site answers with `status`.
-  async function goLive(status: number | null) {
+  async function goLive(status: number | null, startWith?: string) {
     mkdirSync(join(dir, 'bin'));
     writeFileSync(join(dir, 'bin/pm2'), '#!/bin/sh\necho "$*" >> "$PM2_CALLS"\n', { mode: 0o755 });
     mkdirSync(join(dir, 'site/releases/old'), { recursive: true });
@@ -331,7 +365,12 @@ describe('GO_LIVE (a PM2 site switched, reloaded and checked through nginx in on
       return await new Promise<{ code: number | null; stdout: string; calls: string; current: string }>((resolve) => {
         const child = spawn('bash', ['-c', GO_LIVE, 'go-live', 'releases/new', 'app', url, '2', '1', SWITCH, HEALTH], {
           cwd: join(dir, 'site'),
-          env: { ...process.env, PATH: `${join(dir, 'bin')}:${process.env.PATH}`, PM2_CALLS: join(dir, 'calls') },
+          env: {
+            ...process.env,
+            PATH: `${join(dir, 'bin')}:${process.env.PATH}`,
+            PM2_CALLS: join(dir, 'calls'),
+            ...(startWith ? { START_WITH: startWith } : {}),
+          },
         });
         let stdout = '';
         child.stdout.on('data', (d: Buffer) => (stdout += d));
@@ -370,6 +409,15 @@ describe('GO_LIVE (a PM2 site switched, reloaded and checked through nginx in on
     expect(result.code).toBe(0);
     expect(result.calls).toBe('reload app\n');
     expect(result.current).toBe('releases/new');
+  });
+
+  it('Generic Port (START_WITH): startOrReload of its ecosystem file, which starts the process the first time', async () => {
+    const result = await goLive(500, '/home/u/site/ecosystem.config.cjs');
+    expect(result.code).toBe(3);
+    expect(result.calls).toBe(
+      'startOrReload /home/u/site/ecosystem.config.cjs\nstartOrReload /home/u/site/ecosystem.config.cjs\n',
+    );
+    expect(result.current).toBe('releases/old');
   });
 });
 

@@ -51,6 +51,7 @@ function plan(extra: Partial<DeployPlan> = {}): DeployPlan {
     environment: { build: { NPM_TOKEN: BUILD_SECRET }, runtime: { APP_KEY: RUNTIME_SECRET } },
     keepReleases: 3,
     healthCheck: { path: '/health', timeoutSeconds: 20 },
+    startCommand: null,
     ...extra,
   };
 }

@@ -6,6 +6,7 @@ import { RELEASE_ENTRY } from './launcher.js';
 import type { DeployPlan } from './plan.js';
 import { asUserIn, type ReleasePaths } from './release-paths.js';
 import { SWITCH } from './switch-current.js';
+import { ensureUserProcessFile, saveForBoot } from './user-process.js';
 
 /**
  * PM2 sites, health-gated: the new release first runs beside the live one, as a temporary
@@ -26,13 +27,19 @@ export async function activateProcess(
   const { layout } = paths;
   return ctx.withServerLock(pm2Lock(layout.user), async () => {
     if (health !== null) await tryBeside(ctx, paths, health);
-    return goLive(ctx, paths, health);
+    if (ctx.site.type !== 'generic-port') return goLive(ctx, paths, health, null);
+    // Generic Port: its own process, made with the first deploy and restarted in place (user-process.ts).
+    const process = await ensureUserProcessFile(ctx, layout);
+    const previous = await goLive(ctx, paths, health, process.ecosystem);
+    if (process.isNew) await saveForBoot(ctx, layout);
+    return previous;
   });
 }
 
 /**
  * GO_LIVE, as the site user in the site root, in one round trip: `current` → $1 (SWITCH: $6),
- * `pm2 reload $2` (graceful in cluster mode, through `current`), then when $3 is a URL the check
+ * `pm2 reload $2` (graceful in cluster mode, through `current`; with START_WITH in the environment
+ * `pm2 startOrReload $START_WITH`, an ecosystem file: Generic Port's process, started the first time), then when $3 is a URL the check
  * through nginx (HEALTH: $7, at most $4 s, each request at most $5 s, curl options after $7). A
  * failing check switches back to the previous release and reloads again. Prints `previous P`,
  * `reloaded MS` for each reload, `status S`, `switched-back`; exits 0 (live), 3 (the check failed),
@@ -41,9 +48,11 @@ export async function activateProcess(
 export const GO_LIVE = `set -u
 target=$1 name=$2 url=$3 seconds=$4 each=$5 switch=$6 health=$7
 shift 7
+verb=reload
+[ -z "\${START_WITH:-}" ] || { verb=startOrReload name=$START_WITH; }
 reload() {
   started=$(date +%s%N)
-  if ! out=$(pm2 reload "$name" 2>&1); then echo "pm2 reload $name failed:"; printf '%s\\n' "$out" | tail -n 20; exit 1; fi
+  if ! out=$(pm2 "$verb" "$name" 2>&1); then echo "pm2 $verb $name failed:"; printf '%s\\n' "$out" | tail -n 20; exit 1; fi
   echo "reloaded $(( ($(date +%s%N) - started) / 1000000 ))"
 }
 previous=$(sh -c "$switch" sh "$target" 2>&1) || { echo "switching current failed:"; printf '%s\\n' "$previous"; exit 1; }
@@ -58,8 +67,14 @@ echo switched-back
 reload
 exit 3`;
 
-async function goLive(ctx: StepContext, paths: ReleasePaths, health: DeployPlan['healthCheck'] | null): Promise<string | null> {
+async function goLive(
+  ctx: StepContext,
+  paths: ReleasePaths,
+  health: DeployPlan['healthCheck'] | null,
+  startWith: string | null,
+): Promise<string | null> {
   const { layout } = paths;
+  const options = asUserIn(layout);
   const check = health === null ? null : liveCheck(ctx, layout, health.path, health.timeoutSeconds);
   const result = await run(
     ctx,
@@ -77,7 +92,11 @@ async function goLive(ctx: StepContext, paths: ReleasePaths, health: DeployPlan[
       HEALTH,
       ...(check?.options ?? []),
     ],
-    { ...asUserIn(layout), timeoutMs: ((check?.seconds ?? 0) + 120) * 1000 },
+    {
+      ...options,
+      ...(startWith === null ? {} : { env: { ...options.env, START_WITH: startWith } }),
+      timeoutMs: ((check?.seconds ?? 0) + 120) * 1000,
+    },
   );
   const lines = result.stdout.split('\n');
   const value = (key: string) => lines.find((l) => l.startsWith(`${key} `))?.slice(key.length + 1);
@@ -86,7 +105,11 @@ async function goLive(ctx: StepContext, paths: ReleasePaths, health: DeployPlan[
     ctx.log(`current now points to ${paths.linkTarget}${previous ? ` (was ${previous})` : ''}`);
   }
   for (const line of lines.filter((l) => l.startsWith('reloaded ')))
-    ctx.log(`reloaded PM2 process ${layout.domain} in ${line.slice(9)} ms (new workers before old ones stop)`);
+    ctx.log(
+      startWith === null
+        ? `reloaded PM2 process ${layout.domain} in ${line.slice(9)} ms (new workers before old ones stop)`
+        : `started PM2 process ${layout.domain} in place in ${line.slice(9)} ms (fork mode: the old process stops first)`,
+    );
   if (result.code === 1 || (result.code !== 0 && result.code !== 3)) {
     const output = [...lines.filter((l) => !/^(previous|reloaded|status) /.test(l)), result.stderr].join('\n').trim();
     throw new StepError(`making ${paths.name} live failed (exit ${result.code}): ${output}`);
