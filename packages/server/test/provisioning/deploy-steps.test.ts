@@ -305,6 +305,46 @@ describe('activation (issue 11 item 5)', () => {
     );
   });
 
+  it('Generic Port: Node and PM2 first; its launcher runs the start command; the first activation writes a fork-mode ecosystem, starts it and saves it', async () => {
+    const site = siteOf('generic-port', { domain: 'port.example.com' });
+    const start = 'exec ./serve --port "$PORT"';
+    const steps = deploySteps.deploy(site, plan({ hooks: [], buildCommand: null, startCommand: start }), progress());
+    expect(steps.map((s) => s.name).slice(0, 3)).toEqual(['ensure Node.js', 'ensure PM2', 'ensure git']);
+
+    const { exec: writing, lines: written } = dryRun();
+    await steps.find((s) => s.name === 'write environment')!.run(makeContext(writing, site));
+    const launcher = written.find((l) => l.includes('siteplane-placeholder.cjs'));
+    // The command is a JSON string inside the launcher (an argument of WRITE_ENVIRONMENT), not a shell line of ours.
+    expect(launcher).toContain(JSON.stringify(start));
+    expect(launcher).toMatch(/"asUser":"alice"/);
+
+    const { exec, lines } = dryRun((e) =>
+      e
+        .answer(isScript(BESIDE), { stdout: 'port 40123\nstatus 200\n' })
+        .answer(isScript(GO_LIVE), { stdout: 'previous releases/initial\nreloaded 812\nstatus 200\n' }),
+    );
+    const ctx = makeContext(exec, site);
+    await steps.find((s) => s.name === 'activate')!.run(ctx);
+    const all = lines.join('\n');
+    // The ecosystem file (its content on stdin; renderEcosystem's fork mode is checked in templates.test.ts).
+    expect(
+      lines.some((l) => l.includes('/home/alice/port.example.com/ecosystem.config.cjs') && l.includes('"asUser":"alice"')),
+    ).toBe(true);
+    const goLive = lines.find((l) => l.startsWith('bash -c') && l.includes('go-live'));
+    expect(goLive).toContain('"START_WITH":"/home/alice/port.example.com/ecosystem.config.cjs"');
+    expect(goLive).toMatch(/"asUser":"alice"/);
+    expect(all).toMatch(/pm2 save/);
+    expect(ctx.logs).toContain('health check: /health answered 200 through nginx');
+  });
+
+  it('Generic Port without a start command (reset while queued): the environment step says so', async () => {
+    const site = siteOf('generic-port');
+    const step = deploySteps.deploy(site, plan({ startCommand: null }), progress()).find((s) => s.name === 'write environment')!;
+    await expect(step.run(makeContext(dryRun().exec, site))).rejects.toThrow(
+      /no start command: set the deploy setting startCommand/,
+    );
+  });
+
   it('PM2 rollback: switch and reload, no health check, one round trip', async () => {
     const { exec, lines } = dryRun((e) => e.answer(isScript(GO_LIVE), { stdout: 'previous releases/new\nreloaded 900\n' }));
     const site = siteOf('nodejs-ssr', { domain: 'app.example.com' });
