@@ -272,7 +272,20 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
         }),
         'PATCH generic environment',
       );
-      const v2 = await deploy(generic);
+      // Requests through nginx while it deploys: a figure (the process restarts in place, README "Not built yet").
+      let deploying = true;
+      const seen: Record<string, number> = {};
+      const asking = (async () => {
+        while (deploying) {
+          const status = String((await curlSite(generic.domain, '/hello')).status);
+          seen[status] = (seen[status] ?? 0) + 1;
+        }
+      })();
+      const v2 = await deploy(generic).finally(() => {
+        deploying = false;
+      });
+      await asking;
+      figures['generic-port answers during the v2 deploy (status: count)'] = seen;
       expect((await curlUntil(generic.domain, '/hello', (a) => a.body.includes(' v2 '), 30_000)).body.trim()).toBe(
         expected('v2', 'port-env-2'),
       );
