@@ -57,7 +57,7 @@ function defaultHooks(type: TypeDeployDefaults, options: Record<string, unknown>
   return type.hooks.map((hook) => (off.has(hook.name) ? { ...hook, enabled: false } : hook));
 }
 
-/** Why a deploy of this site cannot start yet (a Generic Port site with no start command), else null. */
+/** Why a deploy of this site cannot start yet (a Generic Port site with no start command); empty when it can. */
 export function missingSettings(settings: DeploySettings, type: TypeDeployDefaults): FieldError[] {
   if (type.startCommand !== 'required' || settings.startCommand !== null) return [];
   return [

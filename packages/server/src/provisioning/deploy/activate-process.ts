@@ -29,19 +29,20 @@ export async function activateProcess(
     if (health !== null) await tryBeside(ctx, paths, health);
     if (ctx.site.type !== 'generic-port') return goLive(ctx, paths, health, null);
     // Generic Port: its own process, made with the first deploy and restarted in place (user-process.ts).
-    const process = await ensureUserProcessFile(ctx, layout);
-    const previous = await goLive(ctx, paths, health, process.ecosystem);
-    if (process.isNew) await saveForBoot(ctx, layout);
+    const userProcess = await ensureUserProcessFile(ctx, layout);
+    const previous = await goLive(ctx, paths, health, userProcess.ecosystem);
+    if (userProcess.isNew) await saveForBoot(ctx, layout);
     return previous;
   });
 }
 
 /**
  * GO_LIVE, as the site user in the site root, in one round trip: `current` → $1 (SWITCH: $6),
- * `pm2 reload $2` (graceful in cluster mode, through `current`; with START_WITH in the environment
- * `pm2 startOrReload $START_WITH`, an ecosystem file: Generic Port's process, started the first time), then when $3 is a URL the check
- * through nginx (HEALTH: $7, at most $4 s, each request at most $5 s, curl options after $7). A
- * failing check switches back to the previous release and reloads again. Prints `previous P`,
+ * `pm2 reload $2` (graceful in cluster mode, through `current`; with START_WITH in the environment,
+ * `pm2 startOrReload $START_WITH`, an ecosystem file: Generic Port's process, started the first
+ * time, restarted in place after), then when $3 is a URL the check through nginx (HEALTH: $7, at
+ * most $4 s, each request at most $5 s, curl options after $7). A failing check switches back to
+ * the previous release and reloads again. Prints `previous P`,
  * `reloaded MS` for each reload, `status S`, `switched-back`; exits 0 (live), 3 (the check failed),
  * 1 (a command failed: its output follows).
  */
