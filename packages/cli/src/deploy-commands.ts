@@ -68,6 +68,8 @@ const settingsDetails = (st: Json) => {
     details([
       ['Build command', mark('buildCommand', st.build_command)],
       ['Artifact path', mark('artifactPath', st.artifact_path)],
+      // Generic Port only (null for the types whose framework starts them).
+      ['Start command', st.start_command],
       ['Releases kept', mark('keepReleases', st.keep_releases)],
       ['Health check', mark('healthCheck', `${health.path} within ${health.timeout_seconds} s`)],
       ['Shared', (st.shared_paths as { path: string }[]).map((p) => p.path).join(', ')],
@@ -200,7 +202,7 @@ export function deployCommands(program: Command): void {
 
   const settings = program
     .command('deploy-settings')
-    .description('Build command, hooks, shared paths, releases kept, health check');
+    .description('Build command, start command (Generic Port), hooks, shared paths, releases kept, health check');
   settings
     .command('get <site>')
     .action(async (site: string) => print(await client().getDeploySettings(await siteRef(site)), settingsDetails));

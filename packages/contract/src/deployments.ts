@@ -111,6 +111,7 @@ export const DEPLOY_SETTING_NAMES = [
   'sharedPaths',
   'keepReleases',
   'healthCheck',
+  'startCommand',
 ] as const;
 /**
  * PATCH: each field given replaces that setting; `reset` returns settings to their defaults (the
@@ -139,9 +140,18 @@ export const PatchDeploySettingsBody = T.Object(
     sharedPaths: T.Optional(T.Array(SharedPathSchema, { maxItems: 50 })),
     keepReleases: T.Optional(T.Integer({ minimum: 1, maximum: 50 })),
     healthCheck: T.Optional(HealthCheckSchema),
+    startCommand: T.Optional(
+      T.String({
+        minLength: 1,
+        maxLength: 4000,
+        pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f]*$',
+        description:
+          'Generic Port only (required to deploy one): the command PM2 runs in the release, as the site user, with PORT set to the site’s port',
+      }),
+    ),
     reset: T.Optional(
       T.Array(T.Union(DEPLOY_SETTING_NAMES.map((n) => T.Literal(n))), {
-        maxItems: 6,
+        maxItems: DEPLOY_SETTING_NAMES.length,
         description: 'Settings to return to their defaults',
       }),
     ),
@@ -157,6 +167,11 @@ export const DeploySettingsSchema = T.Object({
   shared_paths: T.Array(SharedPathSchema),
   keep_releases: T.Integer(),
   health_check: T.Object({ path: T.String(), timeout_seconds: T.Integer() }),
+  start_command: Nullable(
+    T.String({
+      description: 'Generic Port: the command PM2 runs with PORT set; null for other types (their framework starts them)',
+    }),
+  ),
   platform_steps: T.Array(T.String(), { description: 'Fixed steps around the hooks: fetch, build, activate, prune' }),
   defaults: T.Array(T.String(), { description: 'Settings that follow the type’s defaults (never set, or named in reset)' }),
   updated_at: Nullable(T.String()),

@@ -1470,8 +1470,10 @@ export interface components {
                 path: string;
                 timeoutSeconds: number;
             };
+            /** @description Generic Port only (required to deploy one): the command PM2 runs in the release, as the site user, with PORT set to the site’s port */
+            startCommand?: string;
             /** @description Settings to return to their defaults */
-            reset?: ("buildCommand" | "artifactPath" | "hooks" | "sharedPaths" | "keepReleases" | "healthCheck")[];
+            reset?: ("buildCommand" | "artifactPath" | "hooks" | "sharedPaths" | "keepReleases" | "healthCheck" | "startCommand")[];
         };
         DeploySettings: {
             /** Format: uuid */
@@ -1485,6 +1487,7 @@ export interface components {
                 path: string;
                 timeout_seconds: number;
             };
+            start_command: string | null;
             /** @description Fixed steps around the hooks: fetch, build, activate, prune */
             platform_steps: string[];
             /** @description Settings that follow the type’s defaults (never set, or named in reset) */

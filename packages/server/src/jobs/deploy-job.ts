@@ -106,6 +106,7 @@ export async function prepareDeployRun(
     keepReleases: settings.keepReleases,
     keptReleases,
     healthCheck: { ...settings.healthCheck },
+    startCommand: settings.startCommand,
   };
   return {
     secrets: [...source.secrets, ...env.values],

@@ -209,6 +209,8 @@ describe(`siteplane for people, in a terminal (${TEST_DB})`, { timeout: 180_000 
     expect(got.text).toMatch(new RegExp(`UUID\\s+${site.uuid}`));
     expect(settings.code, settings.text).toBe(0);
     expect(settings.text).toMatch(/Releases kept\s+5 \(default\)/);
+    // Generic Port's setting: none for a Laravel site.
+    expect(settings.text).toMatch(/Start command\s+-\n/);
     expect(settings.text).toMatch(/HOOK\s+STAGE\s+ON\s+COMMAND/);
     expect(settings.text).toMatch(/composer install\s+after-fetch\s+yes/);
     expect(settings.text).toMatch(/migrations\s+before-activate\s+no\s+php artisan migrate --force/);

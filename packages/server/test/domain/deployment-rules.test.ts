@@ -4,7 +4,7 @@
  */
 import { SITE_TYPE_IDS } from '@siteplane/contract';
 import { describe, expect, it } from 'vitest';
-import { applySettingsPatch, effectiveSettings } from '../../src/domain/deployments/deploy-settings.js';
+import { applySettingsPatch, effectiveSettings, missingSettings } from '../../src/domain/deployments/deploy-settings.js';
 import { checkEnvironmentPatch, environmentHash, MAX_ENV_TOTAL_BYTES } from '../../src/domain/deployments/environment-rules.js';
 import { RELEASE_NAME_RE, releaseName } from '../../src/domain/deployments/release-name.js';
 import { deployabilityOf, isMigrationHook } from '../../src/domain/deployments/type-defaults.js';
@@ -18,15 +18,36 @@ describe('deploy settings', () => {
   it('follows options, then the type, until a setting is given; reset returns it to the default', () => {
     const base = effectiveSettings({}, laravel.defaults, { buildCommand: 'npm run build' });
     expect(base.buildCommand).toBe('npm run build');
-    const { overrides, errors } = applySettingsPatch({}, { buildCommand: '', keepReleases: 9 });
+    const { overrides, errors } = applySettingsPatch({}, { buildCommand: '', keepReleases: 9 }, {});
     expect(errors).toEqual([]);
     expect(effectiveSettings(overrides, laravel.defaults, { buildCommand: 'npm run build' })).toMatchObject({
       buildCommand: null,
       keepReleases: 9,
       defaults: ['artifactPath', 'hooks', 'sharedPaths', 'healthCheck'],
     });
-    const reset = applySettingsPatch(overrides, { reset: ['keepReleases'] });
+    const reset = applySettingsPatch(overrides, { reset: ['keepReleases'] }, {});
     expect(effectiveSettings(reset.overrides, laravel.defaults, {}).keepReleases).toBe(5);
+  });
+
+  it('asks Generic Port for a start command (missing until set) and refuses one on the other types', () => {
+    const generic = deployabilityOf('generic-port');
+    if (!generic.deployable) throw new Error('generic-port deploys');
+    const unset = effectiveSettings({}, generic.defaults, { port: 9000 });
+    expect(unset).toMatchObject({ startCommand: null, hooks: [], buildCommand: null });
+    expect(unset.defaults).toContain('startCommand');
+    expect(missingSettings(unset, generic.defaults).map((e) => `${e.field}:${e.code}`)).toEqual(['startCommand:required']);
+    const { overrides, errors } = applySettingsPatch({}, { startCommand: './serve --port "$PORT"' }, generic.defaults);
+    expect(errors).toEqual([]);
+    const set = effectiveSettings(overrides, generic.defaults, {});
+    expect(set.startCommand).toBe('./serve --port "$PORT"');
+    expect(missingSettings(set, generic.defaults)).toEqual([]);
+    // Laravel: refused on the field, never effective, never listed as a default, never missing.
+    const refused = applySettingsPatch({}, { startCommand: 'php -S 0:80' }, laravel.defaults);
+    expect(refused.errors.map((e) => `${e.field}:${e.code}`)).toEqual(['startCommand:not_allowed_for_type']);
+    const own = effectiveSettings({ startCommand: 'x' }, laravel.defaults, {});
+    expect(own.startCommand).toBeNull();
+    expect(own.defaults).not.toContain('startCommand');
+    expect(missingSettings(own, laravel.defaults)).toEqual([]);
   });
 
   it("Laravel's enableCache: false switches the default caches hook off; the user's own hooks are theirs", () => {
@@ -40,14 +61,14 @@ describe('deploy settings', () => {
   });
 
   it('refuses a field both given and reset', () => {
-    expect(applySettingsPatch({}, { keepReleases: 2, reset: ['keepReleases'] }).errors).toEqual([
+    expect(applySettingsPatch({}, { keepReleases: 2, reset: ['keepReleases'] }, {}).errors).toEqual([
       expect.objectContaining({ field: 'reset.0', code: 'conflicting_values' }),
     ]);
   });
 
   it('keeps the platform steps out of the hooks, case-insensitively', () => {
     const hook = (name: string) => ({ name, command: 'true', stage: 'after-fetch' as const, enabled: true });
-    const { errors } = applySettingsPatch({}, { hooks: [hook('Prune'), hook('build'), hook('ok')] });
+    const { errors } = applySettingsPatch({}, { hooks: [hook('Prune'), hook('build'), hook('ok')] }, {});
     expect(errors.map((e) => e.field)).toEqual(['hooks.0.name', 'hooks.1.name']);
   });
 });
@@ -86,9 +107,9 @@ describe('environment', () => {
 });
 
 describe('types and releases', () => {
-  it('has a row for every site type; WordPress, phpMyAdmin and Soketi do not deploy, nor (not built yet) Strapi, Directus and Generic Port, each with a reason', () => {
+  it('has a row for every site type; WordPress, phpMyAdmin and Soketi do not deploy, nor (not built yet) Strapi and Directus, each with a reason', () => {
     const refused = SITE_TYPE_IDS.filter((t) => !deployabilityOf(t).deployable);
-    expect(refused.sort()).toEqual(['directus', 'generic-port', 'phpmyadmin', 'soketi', 'strapi', 'wordpress']);
+    expect(refused.sort()).toEqual(['directus', 'phpmyadmin', 'soketi', 'strapi', 'wordpress']);
     // The deploy steps refuse the same types (a request never gets further than its first step).
     for (const t of refused) expect(() => activationOf({ type: t } as ProvisionedSite)).toThrow(/not deployed from a repository/);
     for (const t of refused) expect((deployabilityOf(t) as { reason: string }).reason.length).toBeGreaterThan(20);

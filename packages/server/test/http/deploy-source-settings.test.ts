@@ -146,6 +146,7 @@ describe(`site source, deploy settings and environment (${TEST_DB})`, () => {
       expect(body).toMatchObject({ keep_releases: 5, health_check: { path: '/', timeout_seconds: 30 }, build_command: null });
       expect(body.platform_steps).toEqual(['fetch', 'build', 'activate', 'prune']);
       expect(body.defaults).toHaveLength(6);
+      expect(body.start_command).toBeNull();
     });
 
     it('takes buildCommand and artifactPath from the site’s options (Node: npm ci)', async () => {
@@ -206,6 +207,55 @@ describe(`site source, deploy settings and environment (${TEST_DB})`, () => {
       expect(fieldsOf(res).some((f) => f.startsWith('hooks.0.stage:'))).toBe(true);
       const body = (await expectStatus(call(w.s, 'GET', `/api/v1/sites/${laravel}/deploy-settings`), 200)).json();
       expect(body.keep_releases).toBe(5);
+    });
+
+    it('takes a start command for Generic Port only, and refuses its deploy without one (422 naming startCommand), creating nothing', async () => {
+      const generic = await installedSite(w, 'generic-port', 'port.example.com', { port: 9123 });
+      const settings = `/api/v1/sites/${generic}/deploy-settings`;
+      expect((await expectStatus(call(w.s, 'GET', settings), 200)).json()).toMatchObject({
+        start_command: null,
+        hooks: [],
+        build_command: null,
+      });
+      await expectStatus(
+        call(w.s, 'PUT', `/api/v1/sites/${generic}/source`, {
+          payload: { vcProfile: w.githubProfile, repository: 'acme/monorepo', branch: 'trunk' },
+        }),
+        200,
+      );
+      const deploy = () => call(w.s, 'POST', `/api/v1/sites/${generic}/deployments`, { payload: {} });
+      const refused = await expectStatus(deploy(), 422);
+      expect(fieldsOf(refused)).toEqual(['startCommand:required']);
+      expect(refused.json().errors[0].message).toMatch(/PORT/);
+      const list = await expectStatus(call(w.s, 'GET', `/api/v1/sites/${generic}/deployments`), 200);
+      expect(list.json().data).toEqual([]);
+
+      // Shape: an empty command or a control character, each on the field.
+      for (const [startCommand, code] of [
+        ['', 'too_short'],
+        ['node server.js\u0007', 'invalid_format'],
+      ] as const) {
+        const bad = await expectStatus(call(w.s, 'PATCH', settings, { payload: { startCommand } }), 422);
+        expect(fieldsOf(bad)).toEqual([`startCommand:${code}`]);
+      }
+      // Other types start the way their framework does.
+      const other = await expectStatus(
+        call(w.s, 'PATCH', `/api/v1/sites/${node}/deploy-settings`, { payload: { startCommand: 'node server.js' } }),
+        422,
+      );
+      expect(fieldsOf(other)).toEqual(['startCommand:not_allowed_for_type']);
+
+      const command = 'python3 -m http.server "$PORT" --bind 127.0.0.1';
+      const set = await expectStatus(call(w.s, 'PATCH', settings, { payload: { startCommand: command } }), 200);
+      expect(set.json()).toMatchObject({ start_command: command });
+      expect(set.json().defaults).not.toContain('startCommand');
+      expect((await expectStatus(call(w.s, 'GET', settings, { token: w.s.readToken }), 200)).json().start_command).toBe(command);
+      await expectStatus(deploy(), 202);
+
+      // Reset: the setting is gone, and so is the next deploy.
+      const reset = await expectStatus(call(w.s, 'PATCH', settings, { payload: { reset: ['startCommand'] } }), 200);
+      expect(reset.json()).toMatchObject({ start_command: null });
+      expect(fieldsOf(await expectStatus(deploy(), 422))).toEqual(['startCommand:required']);
     });
 
     it('refuses hooks named after a platform step or listed twice, and nested shared paths', async () => {

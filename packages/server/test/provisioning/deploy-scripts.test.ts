@@ -21,7 +21,7 @@ import { ACTIVATE, BESIDE, GO_LIVE } from '../../src/provisioning/deploy/activat
 import { EXPORT, MIRROR } from '../../src/provisioning/deploy/fetch-git.js';
 import { HEALTH } from '../../src/provisioning/deploy/health-check.js';
 import { DOTENV_BEGIN, DOTENV_BLOCK, DOTENV_END, dotenvBlock } from '../../src/provisioning/deploy/laravel-dotenv.js';
-import { renderLauncher, startOf } from '../../src/provisioning/deploy/launcher.js';
+import { renderCommandLauncher, renderLauncher, startOf } from '../../src/provisioning/deploy/launcher.js';
 import { LINK_SHARED } from '../../src/provisioning/deploy/link-shared.js';
 import { PM2_RELOAD_JS } from '../../src/provisioning/deploy/pm2-reload.js';
 import { LIST } from '../../src/provisioning/deploy/prune.js';
@@ -185,6 +185,40 @@ describe("DOTENV_BLOCK (Laravel's .env)", () => {
     expect(write({ A: 'b' }).code).toBe(0);
     expect(readFileSync(join(dir, '.env'), 'utf8')).toBe(`${DOTENV_BEGIN}\nA='b'\n${DOTENV_END}\n`);
     expect(existsSync(join(dir, '.env.siteplane-tmp'))).toBe(false);
+  });
+});
+
+describe("Generic Port's launcher (the user's start command)", () => {
+  function launch(command: string, env: Record<string, string> = {}) {
+    mkdirSync(join(dir, 'app'));
+    writeFileSync(join(dir, '.siteplane.env'), renderEnvFile({ GREETING: "it's `q` $HOME", PORT: '1' }));
+    writeFileSync(join(dir, 'launch.cjs'), renderCommandLauncher('./app', command));
+    return spawnSync('node', [join(dir, 'launch.cjs')], { env: { ...process.env, PORT: '4100', ...env }, encoding: 'utf8' });
+  }
+
+  it('runs the command with bash in the app directory, with the release variables and PORT, quoted as the user wrote it', () => {
+    const out = launch('printf "%s|%s|%s|%s" "$GREETING" "$PORT" "$(pwd)" \'$not expanded\'');
+    expect(out.status, out.stderr).toBe(0);
+    expect(out.stdout).toBe(`it's \`q\` $HOME|4100|${join(dir, 'app')}|$not expanded`);
+  });
+
+  it("exits with the command's status, and passes SIGTERM on to it", async () => {
+    expect(launch('exit 7').status).toBe(7);
+    const command = 'trap "echo got-term; exit 0" TERM; echo ready; while :; do sleep 0.05; done';
+    writeFileSync(join(dir, 'launch.cjs'), renderCommandLauncher('.', command));
+    const started = spawn('node', [join(dir, 'launch.cjs')], { env: { ...process.env, PORT: '4100' } });
+    let out = '';
+    await new Promise<void>((resolve) =>
+      started.stdout.on('data', (d: Buffer) => {
+        out += d;
+        if (out.includes('ready')) resolve();
+      }),
+    );
+    const exited = new Promise<number | null>((resolve) => started.on('exit', (code) => resolve(code)));
+    started.stdout.on('data', (d: Buffer) => (out += d));
+    started.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(out).toContain('got-term');
   });
 });
 
@@ -352,6 +386,7 @@ describe('GO_LIVE (a PM2 site switched, reloaded and checked through nginx in on
     status: number | null,
     daemon?: { list: unknown[]; fail?: boolean },
     via = ['bash', '-c', GO_LIVE, 'go-live'],
+    startWith?: string,
   ) {
     mkdirSync(join(dir, 'pm2/bin'), { recursive: true });
     writeFileSync(join(dir, 'pm2/bin/pm2'), '#!/bin/sh\necho "$*" >> "$PM2_CALLS"\n', { mode: 0o755 });
@@ -397,6 +432,7 @@ exports.Client = function () {
             PATH: `${join(dir, 'bin')}:${process.env.PATH}`,
             PM2_CALLS: join(dir, 'calls'),
             PM2_HOME: join(dir, 'home/.pm2'),
+            ...(startWith ? { START_WITH: startWith } : {}),
           },
         });
         let stdout = '';
@@ -502,6 +538,15 @@ exports.Client = function () {
     expect(result.code, result.stdout).toBe(0);
     expect(result.stdout).not.toContain('beside');
     expect(result.current).toBe('releases/new');
+  });
+
+  it('Generic Port (START_WITH): startOrReload of its ecosystem file, which starts the process the first time', async () => {
+    const result = await goLive(500, undefined, undefined, '/home/u/site/ecosystem.config.cjs');
+    expect(result.code).toBe(3);
+    expect(result.calls).toBe(
+      'startOrReload /home/u/site/ecosystem.config.cjs\nstartOrReload /home/u/site/ecosystem.config.cjs\n',
+    );
+    expect(result.current).toBe('releases/old');
   });
 });
 

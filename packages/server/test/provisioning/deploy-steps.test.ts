@@ -51,6 +51,7 @@ function plan(extra: Partial<DeployPlan> = {}): DeployPlan {
     environment: { build: { NPM_TOKEN: BUILD_SECRET }, runtime: { APP_KEY: RUNTIME_SECRET } },
     keepReleases: 3,
     healthCheck: { path: '/health', timeoutSeconds: 20 },
+    startCommand: null,
     ...extra,
   };
 }
@@ -341,6 +342,47 @@ describe('activation (issue 11 item 5)', () => {
     const activate = deploySteps.deploy(site, plan({ hooks: [] }), progress()).find((s) => s.name === 'activate')!;
     await expect(activate.run(makeContext(exec, site))).rejects.toThrow(
       /health check failed once live: \/health answered 500; switched back to releases\/old/,
+    );
+  });
+
+  it('Generic Port: Node and PM2 first; its launcher runs the start command; the first activation writes a fork-mode ecosystem, starts it and saves it', async () => {
+    const site = siteOf('generic-port', { domain: 'port.example.com' });
+    const start = 'exec ./serve --port "$PORT"';
+    const steps = deploySteps.deploy(site, plan({ hooks: [], buildCommand: null, startCommand: start }), progress());
+    expect(steps.map((s) => s.name).slice(0, 3)).toEqual(['ensure Node.js', 'ensure PM2', 'ensure git']);
+
+    const { exec: writing, lines: written } = dryRun();
+    await steps.find((s) => s.name === 'write environment')!.run(makeContext(writing, site));
+    const launcher = written.find((l) => l.includes('siteplane-placeholder.cjs'));
+    // The command is a JSON string inside the launcher (an argument of WRITE_ENVIRONMENT), not a shell line of ours.
+    expect(launcher).toContain(JSON.stringify(start));
+    expect(launcher).toMatch(/"asUser":"alice"/);
+
+    const { exec, lines } = dryRun((e) =>
+      e.answer(isScript(ACTIVATE), {
+        stdout: 'beside port 40123\nbeside status 200\nprevious releases/initial\nreloaded 812 in-place\nstatus 200\n',
+      }),
+    );
+    const ctx = makeContext(exec, site);
+    await steps.find((s) => s.name === 'activate')!.run(ctx);
+    const all = lines.join('\n');
+    // The ecosystem file (its content on stdin; renderEcosystem's fork mode is checked in templates.test.ts).
+    expect(
+      lines.some((l) => l.includes('/home/alice/port.example.com/ecosystem.config.cjs') && l.includes('"asUser":"alice"')),
+    ).toBe(true);
+    const goLive = lines.find((l) => l.startsWith('bash -c') && l.includes('activate'));
+    expect(goLive).toContain('"START_WITH":"/home/alice/port.example.com/ecosystem.config.cjs"');
+    expect(goLive).toMatch(/"asUser":"alice"/);
+    expect(all).toMatch(/pm2 save/);
+    expect(ctx.logs).toContain('health check: /health answered 200 through nginx');
+    expect(ctx.logs.some((l) => /started PM2 process .* in place in 812 ms/.test(l))).toBe(true);
+  });
+
+  it('Generic Port without a start command (reset while queued): the environment step says so', async () => {
+    const site = siteOf('generic-port');
+    const step = deploySteps.deploy(site, plan({ startCommand: null }), progress()).find((s) => s.name === 'write environment')!;
+    await expect(step.run(makeContext(dryRun().exec, site))).rejects.toThrow(
+      /no start command: set the deploy setting startCommand/,
     );
   });
 

@@ -215,4 +215,13 @@ describe('PM2 ecosystem', () => {
     };
     expect(apps.apps[0]?.env.TRICK).toBe("'}); require('child_process')//\n");
   });
+
+  it('fork mode (Generic Port: one process PM2 restarts in place), PORT the site’s', () => {
+    const text = renderEcosystem({ name: 'p', cwd: '/c', script: 'siteplane-placeholder.cjs', port: 8090, execMode: 'fork' });
+    const app = (
+      new Function('module', `${text}; return module.exports;`)({ exports: {} }) as { apps: Record<string, unknown>[] }
+    ).apps[0];
+    expect(app).toMatchObject({ exec_mode: 'fork', script: 'siteplane-placeholder.cjs', env: { PORT: '8090' } });
+    expect(app).not.toHaveProperty('instances');
+  });
 });

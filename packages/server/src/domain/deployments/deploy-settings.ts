@@ -12,6 +12,7 @@ export interface DeploySettingsOverrides {
   sharedPaths?: SharedPath[];
   keepReleases?: number;
   healthCheck?: { path: string; timeoutSeconds: number };
+  startCommand?: string;
 }
 
 export interface DeploySettings {
@@ -21,11 +22,13 @@ export interface DeploySettings {
   sharedPaths: SharedPath[];
   keepReleases: number;
   healthCheck: { path: string; timeoutSeconds: number };
+  /** Generic Port's command PM2 runs (null: not set, or a type that starts itself). */
+  startCommand: string | null;
   /** Names of the settings that follow a default. */
   defaults: string[];
 }
 
-const FIELDS = ['buildCommand', 'artifactPath', 'hooks', 'sharedPaths', 'keepReleases', 'healthCheck'] as const;
+const FIELDS = ['buildCommand', 'artifactPath', 'hooks', 'sharedPaths', 'keepReleases', 'healthCheck', 'startCommand'] as const;
 
 /** The site's effective settings: the user's where set, else options.buildCommand/artifactPath, else the type's. */
 export function effectiveSettings(
@@ -42,7 +45,9 @@ export function effectiveSettings(
     sharedPaths: overrides.sharedPaths ?? type.sharedPaths,
     keepReleases: overrides.keepReleases ?? DEFAULT_KEEP_RELEASES,
     healthCheck: overrides.healthCheck ?? DEFAULT_HEALTH_CHECK,
-    defaults: FIELDS.filter((f) => overrides[f] === undefined),
+    startCommand: type.startCommand ? (overrides.startCommand ?? null) : null,
+    // startCommand is a setting of the types that take one only.
+    defaults: FIELDS.filter((f) => overrides[f] === undefined && (f !== 'startCommand' || type.startCommand)),
   };
 }
 
@@ -50,6 +55,19 @@ export function effectiveSettings(
 function defaultHooks(type: TypeDeployDefaults, options: Record<string, unknown>): Hook[] {
   const off = new Set((type.hookSwitches ?? []).filter((s) => options[s.option] === false).map((s) => s.hook));
   return type.hooks.map((hook) => (off.has(hook.name) ? { ...hook, enabled: false } : hook));
+}
+
+/** Why a deploy of this site cannot start yet (a Generic Port site with no start command); empty when it can. */
+export function missingSettings(settings: DeploySettings, type: TypeDeployDefaults): FieldError[] {
+  if (type.startCommand !== 'required' || settings.startCommand !== null) return [];
+  return [
+    {
+      field: 'startCommand',
+      code: 'required',
+      message:
+        'A Generic Port site runs your start command under PM2 with PORT set: set it first (PATCH …/deploy-settings {"startCommand": "…"}).',
+    },
+  ];
 }
 
 /**
@@ -61,9 +79,16 @@ function defaultHooks(type: TypeDeployDefaults, options: Record<string, unknown>
 export function applySettingsPatch(
   current: DeploySettingsOverrides,
   patch: DeploySettingsOverrides & { reset?: string[] },
+  type: Pick<TypeDeployDefaults, 'startCommand'>,
 ): { overrides: DeploySettingsOverrides; errors: FieldError[] } {
   const next: DeploySettingsOverrides = { ...current };
   const errors: FieldError[] = [];
+  if (patch.startCommand !== undefined && !type.startCommand)
+    errors.push({
+      field: 'startCommand',
+      code: 'not_allowed_for_type',
+      message: 'Only Generic Port sites take a start command; this type starts the way its framework does.',
+    });
   (patch.reset ?? []).forEach((field, i) => {
     if (patch[field as keyof DeploySettingsOverrides] !== undefined)
       errors.push({ field: `reset.${i}`, code: 'conflicting_values', message: `${field} is both given and reset.` });

@@ -13,6 +13,11 @@ export interface TypeDeployDefaults {
   buildCommand: string | null;
   /** Default hooks a create option switches off when it is `false` (Laravel's `enableCache` → `caches`). */
   hookSwitches?: { hook: string; option: string }[];
+  /**
+   * The type runs the user's own start command (deploy setting `startCommand`), which a deploy
+   * needs; other types start the way their framework does and do not take one.
+   */
+  startCommand?: 'required';
 }
 
 function notYet(name: string): Deployability {
@@ -86,7 +91,11 @@ const TABLE: Record<SiteTypeId, Deployability> = {
   // (provisioning/deploy/release-paths.ts); a request says so instead of failing at its first step.
   strapi: notYet('Strapi'),
   directus: notYet('Directus'),
-  'generic-port': notYet('Generic Port'),
+  // Whatever the repository holds: the user's hooks and build, then their start command under PM2.
+  'generic-port': {
+    deployable: true,
+    defaults: { hooks: [], sharedPaths: [], buildCommand: null, startCommand: 'required' },
+  },
   wordpress: {
     deployable: false,
     reason:

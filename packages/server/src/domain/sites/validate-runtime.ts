@@ -6,7 +6,7 @@ import type { RuntimePlan } from './create-site-input.js';
 import { distributionPhp } from './php-offer.js';
 
 /** The version Siteplane installs on a server without Node when none is asked for (current LTS). */
-const DEFAULT_NODE = '22.x';
+export const DEFAULT_NODE = '22.x';
 /** PHP for a server without PHP whose distribution is not known to ship one (distributionPhp). */
 const DEFAULT_PHP = '8.3';
 

@@ -7,6 +7,7 @@ import type { DeployPlan } from './plan.js';
 import { PM2_RELOAD_JS, RELOAD } from './pm2-reload.js';
 import { asUserIn, type ReleasePaths } from './release-paths.js';
 import { SWITCH } from './switch-current.js';
+import { ensureUserProcessFile, saveForBoot } from './user-process.js';
 
 /**
  * PM2 sites, health-gated: the new release first runs beside the live one, as a temporary
@@ -26,7 +27,14 @@ export async function activateProcess(
   health: DeployPlan['healthCheck'] | null,
 ): Promise<string | null> {
   const { layout } = paths;
-  return ctx.withServerLock(pm2Lock(layout.user), () => activate(ctx, paths, health));
+  return ctx.withServerLock(pm2Lock(layout.user), async () => {
+    if (ctx.site.type !== 'generic-port') return activate(ctx, paths, health, null);
+    // Generic Port: its own process, made with the first deploy and restarted in place (user-process.ts).
+    const userProcess = await ensureUserProcessFile(ctx, layout);
+    const previous = await activate(ctx, paths, health, userProcess.ecosystem);
+    if (userProcess.isNew) await saveForBoot(ctx, layout);
+    return previous;
+  });
 }
 
 /**
@@ -46,16 +54,25 @@ exec bash -c "$golive" go-live "$@"`;
 
 /**
  * GO_LIVE, as the site user in the site root: `current` → $1 (SWITCH: $6), PM2's reload of $2
- * (RELOAD: through the daemon's socket with $8, graceful in cluster mode, through `current`), then
- * when $3 is a URL the check through nginx (HEALTH: $7, at most $4 s, each request at most $5 s,
- * curl options after $8). A failing check switches back to the previous release and reloads again.
- * Prints `previous P`, `reloaded MS HOW` for each reload, `status S`, `switched-back`; exits 0
- * (live), 3 (the check failed), 1 (a command failed: its output follows).
+ * (RELOAD: through the daemon's socket with $8, graceful in cluster mode, through `current`; with
+ * START_WITH in the environment, `pm2 startOrReload $START_WITH`, an ecosystem file: Generic Port's
+ * process, started the first time, restarted in place after), then when $3 is a URL the check
+ * through nginx (HEALTH: $7, at most $4 s, each request at most $5 s, curl options after $8). A
+ * failing check switches back to the previous release and reloads again. Prints `previous P`,
+ * `reloaded MS HOW` for each reload (HOW: daemon, cli or in-place), `status S`, `switched-back`;
+ * exits 0 (live), 3 (the check failed), 1 (a command failed: its output follows).
  */
 export const GO_LIVE = `set -u
 target=$1 name=$2 url=$3 seconds=$4 each=$5 switch=$6 health=$7 reload_js=$8
 shift 8
 ${RELOAD}
+if [ -n "\${START_WITH:-}" ]; then
+reload() {
+  started=$(date +%s%N)
+  if ! out=$(pm2 startOrReload "$START_WITH" 2>&1); then echo "pm2 startOrReload failed:"; printf '%s\\n' "$out" | tail -n 20; exit 1; fi
+  echo "reloaded $(( ($(date +%s%N) - started) / 1000000 )) in-place"
+}
+fi
 previous=$(sh -c "$switch" sh "$target" 2>&1) || { echo "switching current failed:"; printf '%s\\n' "$previous"; exit 1; }
 echo "previous $previous"
 reload
@@ -68,8 +85,14 @@ echo switched-back
 reload
 exit 3`;
 
-async function activate(ctx: StepContext, paths: ReleasePaths, health: DeployPlan['healthCheck'] | null): Promise<string | null> {
+async function activate(
+  ctx: StepContext,
+  paths: ReleasePaths,
+  health: DeployPlan['healthCheck'] | null,
+  startWith: string | null,
+): Promise<string | null> {
   const { layout } = paths;
+  const options = asUserIn(layout);
   const check = health === null ? null : liveCheck(ctx, layout, health.path, health.timeoutSeconds);
   const besideSeconds = health === null ? 0 : Math.max(1, Math.ceil(health.timeoutSeconds));
   const result = await run(
@@ -96,7 +119,11 @@ async function activate(ctx: StepContext, paths: ReleasePaths, health: DeployPla
       PM2_RELOAD_JS,
       ...(check?.options ?? []),
     ],
-    { ...asUserIn(layout), timeoutMs: (besideSeconds + 20 + (check?.seconds ?? 0) + 120) * 1000 },
+    {
+      ...options,
+      ...(startWith === null ? {} : { env: { ...options.env, START_WITH: startWith } }),
+      timeoutMs: (besideSeconds + 20 + (check?.seconds ?? 0) + 120) * 1000,
+    },
   );
   const all = result.stdout.split('\n');
   if (health !== null) besideOutcome(ctx, paths, health, result.code, all);
@@ -109,7 +136,9 @@ async function activate(ctx: StepContext, paths: ReleasePaths, health: DeployPla
   for (const line of lines.filter((l) => l.startsWith('reloaded '))) {
     const [ms, how] = line.slice(9).split(' ');
     ctx.log(
-      `reloaded PM2 process ${layout.domain} in ${ms} ms (new workers before old ones stop; ${how === 'cli' ? "`pm2 reload`: the daemon's socket could not be asked" : "through the daemon's socket"})`,
+      how === 'in-place'
+        ? `started PM2 process ${layout.domain} in place in ${ms} ms (fork mode: the old process stops first)`
+        : `reloaded PM2 process ${layout.domain} in ${ms} ms (new workers before old ones stop; ${how === 'cli' ? "`pm2 reload`: the daemon's socket could not be asked" : "through the daemon's socket"})`,
     );
   }
   if (result.code === 1 || (result.code !== 0 && result.code !== 3)) {

@@ -2,6 +2,7 @@ import type { ProvisionedSite, Step } from '../step.js';
 import { activateRelease } from './activate.js';
 import { unlessCancelled } from './cancelled.js';
 import { ensureDeployTools } from './ensure-deploy-tools.js';
+import { ensurePm2Runtime } from './ensure-pm2-runtime.js';
 import { fetchGit } from './fetch-git.js';
 import { linkShared } from './link-shared.js';
 import { writeManifest } from './manifest.js';
@@ -22,7 +23,7 @@ import { writeEnvironment } from './write-environment.js';
  */
 export const deploySteps: DeploySteps = {
   // The steps read the site from their context (as recipes' steps do); the argument is the job's record of it.
-  deploy(_site: ProvisionedSite, plan: DeployPlan, progress: DeployProgress): Step[] {
+  deploy(site: ProvisionedSite, plan: DeployPlan, progress: DeployProgress): Step[] {
     const state = newDeployState();
     const hooks = (stage: DeployHook['stage']) =>
       plan.hooks
@@ -31,6 +32,8 @@ export const deploySteps: DeploySteps = {
     const guarded = (steps: Step[]) => steps.map((step) => unlessCancelled(progress, step));
     return [
       ...guarded([
+        // Generic Port sites are made without Node and PM2 (the port was the owner's); PM2 runs the start command.
+        ...(site.type === 'generic-port' ? ensurePm2Runtime() : []),
         ...(plan.source.kind === 'git'
           ? [ensureDeployTools(), fetchGit(plan, progress, state)]
           : [ensureDeployTools(), unpackArtifact(plan)]),

@@ -48,7 +48,9 @@ export function startOf(site: ProvisionedSite): Start {
       // launcher's graceful stop does, so requests in progress finish during a reload.
       return { entry: 'node_modules/next/dist/bin/next', args: ['start'], env: { NEXT_MANUAL_SIG_HANDLE: 'true' } };
     case 'adonis':
-      return { entry: 'build/bin/server.js', args: [] };
+      // `node ace build` compiles to build/; the app finds its node_modules in the release above it.
+      // Adonis refuses to boot without HOST in its validated environment: the loopback it listens on.
+      return { entry: 'build/bin/server.js', args: [], env: { HOST: '127.0.0.1' } };
     default:
       return { entry: null, args: [] };
   }
@@ -60,6 +62,26 @@ export function appDirectory(site: ProvisionedSite, artifactPath: string | null)
   return below('.', relative, 'artifactPath');
 }
 
+/**
+ * The release's run-time variables from ENV_FILE into process.env. PORT stays the launcher's, and
+ * so do the framework's own port variables (Start.portVariables), which follow PORT.
+ */
+function loadEnvFile(portVariables: string[] = []): string {
+  return `const fs = require('node:fs');
+const path = require('node:path');
+let env = '';
+try {
+  env = fs.readFileSync(path.join(__dirname, ${JSON.stringify(ENV_FILE)}), 'utf8');
+} catch (error) {
+  if (error.code !== 'ENOENT') throw error;
+}
+const portVariables = ${JSON.stringify(portVariables)};
+for (const line of env.split('\\n')) {
+  const match = /^([A-Za-z_][A-Za-z0-9_]*)=(['"\`])(.*)\\2$/.exec(line);
+  if (match && match[1] !== 'PORT' && !portVariables.includes(match[1])) process.env[match[1]] = match[3];
+}`;
+}
+
 export function renderLauncher(appDir: string, start: Start): string {
   return `// Managed by Siteplane: starts this release's app with the release's run-time variables.
 'use strict';
@@ -67,20 +89,8 @@ export function renderLauncher(appDir: string, start: Start): string {
 ${LOOPBACK_LISTEN}
 // Finish the requests in progress when PM2 replaces this process (graceful-stop.ts in Siteplane).
 ${GRACEFUL_STOP}
-const fs = require('node:fs');
-const path = require('node:path');
+${loadEnvFile(start.portVariables)}
 const { pathToFileURL } = require('node:url');
-let env = '';
-try {
-  env = fs.readFileSync(path.join(__dirname, ${JSON.stringify(ENV_FILE)}), 'utf8');
-} catch (error) {
-  if (error.code !== 'ENOENT') throw error;
-}
-const portVariables = ${JSON.stringify(start.portVariables ?? [])};
-for (const line of env.split('\\n')) {
-  const match = /^([A-Za-z_][A-Za-z0-9_]*)=(['"\`])(.*)\\2$/.exec(line);
-  if (match && match[1] !== 'PORT' && !portVariables.includes(match[1])) process.env[match[1]] = match[3];
-}
 Object.assign(process.env, ${JSON.stringify(start.env ?? {})});
 for (const name of portVariables) process.env[name] = process.env.PORT;
 const app = path.resolve(__dirname, ${JSON.stringify(appDir)});
@@ -96,5 +106,35 @@ if (entry === null) {
 }
 process.argv.splice(2, 0, ...${JSON.stringify(start.args)});
 import(pathToFileURL(path.resolve(app, entry)).href);
+`;
+}
+
+/**
+ * Generic Port's launcher: the user's start command, in the app directory, by `bash -c` as the
+ * site user PM2 runs as (the command is a JSON string literal in this file, never spliced into a
+ * shell line of ours), with the release's run-time variables and PORT. Signals go on to the
+ * command, and its exit is this process's, so PM2 and the check beside the live release see the
+ * user's process as if they ran it themselves.
+ */
+export function renderCommandLauncher(appDir: string, command: string): string {
+  return `// Managed by Siteplane: runs this release's start command (the site's deploy setting startCommand).
+'use strict';
+${loadEnvFile()}
+const { spawn } = require('node:child_process');
+const { constants } = require('node:os');
+// Handlers first: a signal that came before them would end this process and leave the command running.
+// Node runs them from its event loop, so the child below exists by then.
+let child;
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+child = spawn('/bin/bash', ['-c', ${JSON.stringify(command)}], {
+  cwd: path.resolve(__dirname, ${JSON.stringify(appDir)}),
+  stdio: 'inherit',
+  env: process.env,
+});
+child.on('error', (error) => {
+  console.error(\`start command could not run: \${error.message}\`);
+  process.exit(1);
+});
+child.on('exit', (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)));
 `;
 }

@@ -82,6 +82,11 @@ export interface DeployPlan {
   keptReleases?: string[];
   /** Health-gated activation: the path asked, a 2xx/3xx within timeoutSeconds. */
   healthCheck: { path: string; timeoutSeconds: number };
+  /**
+   * Generic Port: the user's command PM2 runs in the release (as the site user, `bash -c`, PORT set
+   * to the site's port); null for the types whose framework starts them.
+   */
+  startCommand: string | null;
 }
 
 /** What the deploy steps learn and the control plane stores on the deployment. */

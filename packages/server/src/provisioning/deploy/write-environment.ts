@@ -1,8 +1,8 @@
-import type { Step, StepContext } from '../step.js';
+import type { ProvisionedSite, Step, StepContext } from '../step.js';
 import { mustRun, StepError } from '../steps/commands.js';
 import { dotenvValue } from '../templates/dotenv.js';
 import { writeLaravelDotenv } from './laravel-dotenv.js';
-import { appDirectory, ENV_FILE, RELEASE_ENTRY, renderLauncher, startOf } from './launcher.js';
+import { appDirectory, ENV_FILE, RELEASE_ENTRY, renderCommandLauncher, renderLauncher, startOf } from './launcher.js';
 import type { DeployPlan } from './plan.js';
 import { activationOf, asUserIn, releasePaths } from './release-paths.js';
 
@@ -61,10 +61,7 @@ export function writeEnvironment(plan: DeployPlan): Step {
       const user = asUserIn(paths.layout, paths.dir);
       const content = renderEnvFile(plan.environment.runtime);
       // Process types: the launcher too, in the same round trip (it holds no secret: an argument).
-      const launcher =
-        activationOf(ctx.site) === 'process'
-          ? [`${paths.dir}/${RELEASE_ENTRY}`, renderLauncher(appDirectory(ctx.site, plan.artifactPath), startOf(ctx.site))]
-          : [];
+      const launcher = activationOf(ctx.site) === 'process' ? [`${paths.dir}/${RELEASE_ENTRY}`, launcherOf(ctx.site, plan)] : [];
       await mustRun(
         ctx,
         ['sh', '-c', WRITE_ENVIRONMENT, 'sh', `${paths.dir}/${ENV_FILE}`, ...launcher],
@@ -77,4 +74,13 @@ export function writeEnvironment(plan: DeployPlan): Step {
       ctx.log(`wrote ${RELEASE_ENTRY}, which PM2 runs in this release`);
     },
   };
+}
+
+/** Generic Port runs the user's start command; the other process types their framework's entry. */
+function launcherOf(site: ProvisionedSite, plan: DeployPlan): string {
+  const appDir = appDirectory(site, plan.artifactPath);
+  if (site.type !== 'generic-port') return renderLauncher(appDir, startOf(site));
+  // The control plane refuses such a deploy; a setting reset while it was queued ends here.
+  if (plan.startCommand === null) throw new StepError('no start command: set the deploy setting startCommand');
+  return renderCommandLauncher(appDir, plan.startCommand);
 }

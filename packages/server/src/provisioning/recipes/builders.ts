@@ -95,6 +95,7 @@ export function proxyOnlyRecipe(type: SiteTypeId): Recipe {
   return {
     type,
     create: () => [ensureSystemUser(), ensureNginx(), ensureSiteDirectory({ kind: 'none' }), ensureNginxVhost()],
-    remove: (_site, options) => removalSteps(options, { phpPool: false, pm2: false, database: false }),
+    // PM2: a deploy gives the site a process running the user's start command (deploy/user-process.ts).
+    remove: (_site, options) => removalSteps(options, { phpPool: false, pm2: true, database: false }),
   };
 }

@@ -21,7 +21,7 @@ export type ProcessCommand = Pick<EcosystemInput, 'script' | 'args' | 'env'> & {
  * The ecosystem file carries the process's environment, generated secrets included (Soketi's app
  * key and secret): only its user (whose PM2 reads it) may read it.
  */
-const ECOSYSTEM_MODE = '600';
+export const ECOSYSTEM_MODE = '600';
 
 /**
  * The site's PM2 process from an ecosystem file in the site directory (cluster mode, named after
@@ -95,7 +95,7 @@ async function ensureProcess(ctx: StepContext, layout: SiteLayout, command: Proc
  * home already (0710); nginx's group passes through it, and need not read these. A file or
  * directory made before (0644, 0755) is narrowed by its user on the next run; content is kept.
  */
-async function keepPrivate(ctx: StepContext, layout: SiteLayout): Promise<void> {
+export async function keepPrivate(ctx: StepContext, layout: SiteLayout): Promise<void> {
   const asOwner = asSiteUser(layout);
   const pm2Home = `${layout.home}/.pm2`;
   const [ecosystem, home] = await probe(ctx, [modeOf(layout.ecosystem), modeOf(pm2Home)], asOwner);

@@ -19,6 +19,11 @@ export interface EcosystemInput {
   port: number;
   env?: Record<string, string>;
   instances?: number;
+  /**
+   * fork: one process PM2 restarts in place (Generic Port's user command, which may be anything
+   * but Node and so cannot take over the port from the cluster master). Default cluster.
+   */
+  execMode?: 'cluster' | 'fork';
 }
 
 export function renderEcosystem(input: EcosystemInput): string {
@@ -27,8 +32,8 @@ export function renderEcosystem(input: EcosystemInput): string {
     cwd: input.cwd,
     script: input.script,
     ...(input.args && input.args.length > 0 ? { args: input.args } : {}),
-    exec_mode: 'cluster',
-    instances: input.instances ?? 1,
+    exec_mode: input.execMode ?? 'cluster',
+    ...(input.execMode === 'fork' ? {} : { instances: input.instances ?? 1 }),
     autorestart: true,
     // A reload stops the old worker only once the new one listens: wait for that well past a slow
     // start on a loaded server (PM2's default, 3 s, was not enough), then give the old worker time

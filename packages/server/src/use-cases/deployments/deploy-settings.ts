@@ -35,6 +35,7 @@ function settingsRecord(site: string, s: DeploySettings, updatedAt: string | nul
     shared_paths: s.sharedPaths,
     keep_releases: s.keepReleases,
     health_check: { path: s.healthCheck.path, timeout_seconds: s.healthCheck.timeoutSeconds },
+    start_command: s.startCommand,
     platform_steps: [...PLATFORM_STEPS],
     defaults: s.defaults,
     updated_at: updatedAt,
@@ -61,7 +62,7 @@ export async function patchDeploySettings(
 ) {
   const { site, defaults } = await deployableSite(deps.db, { actor }, siteUuid);
   const { overrides } = await loadDeploySettings(deps.db, site, defaults);
-  const { overrides: next, errors } = applySettingsPatch(overrides, body);
+  const { overrides: next, errors } = applySettingsPatch(overrides, body, defaults);
   if (errors.length > 0) throw new ValidationError(errors);
   const now = deps.clock.now().toISOString();
   await deps.db.transaction().execute(async (trx) => {

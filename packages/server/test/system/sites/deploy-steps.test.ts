@@ -153,6 +153,7 @@ function plan(name: string, release: string, extra: Partial<DeployPlan> = {}): D
     environment: { build: {}, runtime: {} },
     keepReleases: KEEP,
     healthCheck: { path: '/', timeoutSeconds: 10 },
+    startCommand: null,
     ...extra,
   };
 }
