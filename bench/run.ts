@@ -61,6 +61,15 @@ process.once('SIGTERM', () => {
   process.exit(143);
 });
 
+/** The flags `npm start` passes to node (package.json's start script: `node <flags> <script> serve`). */
+function startFlags(): string {
+  const start = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
+  return start
+    .split(' ')
+    .filter((word) => word.startsWith('--'))
+    .join(' ');
+}
+
 async function waitFor(url: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
     try {
@@ -135,7 +144,12 @@ try {
   const token = cli(['token', 'create', '--name', 'bench']);
   // BENCH_PROFILE=<dir> writes a CPU profile of the service (open it in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const service = spawn(process.execPath, [...profile, ...CLI, 'serve'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  // Node's flags as `npm start` gives them (package.json), or BENCH_NODE_FLAGS to compare others.
+  const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? startFlags()).split(' ').filter(Boolean);
+  const service = spawn(process.execPath, [...nodeFlags, ...profile, ...CLI, 'serve'], {
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   children.push(service);
   await waitFor(`${base}/api/v1/health`);
 
@@ -179,7 +193,7 @@ try {
       .join(' ')}`,
   );
   console.log(
-    `${SERVERS} servers on SQLite, worker ${WORKER}; ${CONNECTIONS} connections, ${DURATION} s each; list body ${listBytes.length} bytes`,
+    `${SERVERS} servers on SQLite, worker ${WORKER}; ${CONNECTIONS} connections, ${DURATION} s each; list body ${listBytes.length} bytes; service: node ${nodeFlags.join(' ') || '(no flags)'}`,
   );
   console.log(`— with ${SMALL_SITES} sites in the database`);
   const headers = { authorization: `Bearer ${token}` };
