@@ -72,6 +72,9 @@ export class OperationJournal {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.pending = this.pending.then(() => this.append(this.queued.splice(0, this.queued.length)));
+    // A write the timer started may fail with nobody waiting (the run ended, the service closing):
+    // marked handled here so it cannot end the process; `flush()` still throws it to a caller.
+    this.pending.catch(() => undefined);
   }
 
   /**
