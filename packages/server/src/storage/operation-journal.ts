@@ -84,15 +84,17 @@ export class OperationJournal {
    */
   private async append(lines: { at: string; line: string }[]): Promise<void> {
     if (lines.length === 0) return;
-    for (let attempt = 1; ; attempt++) {
-      const seq = this.seq;
-      try {
-        await this.insertLines(this.db, lines);
-        break;
-      } catch (error) {
-        this.seq = seq;
-        if (attempt >= 5 || uniqueViolation(error) === null) throw error;
-        this.seq = await maxSeq(this.db, this.operationUuid);
+    // Chunk by chunk, each retried alone: an earlier chunk is already stored (autocommitted).
+    for (let from = 0; from < lines.length; from += LINES_PER_INSERT) {
+      const chunk = lines.slice(from, from + LINES_PER_INSERT);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.insertLines(this.db, chunk);
+          break;
+        } catch (error) {
+          if (attempt >= 5 || uniqueViolation(error) === null) throw error;
+          this.seq = await maxSeq(this.db, this.operationUuid);
+        }
       }
     }
     this.changed();
