@@ -1,7 +1,8 @@
 // npm run bench: Siteplane on SQLite over 50 dry-run servers with its worker on (jobs run in the API's
 // process), driven over loopback by autocannon, next to a raw node:http server answering the same list
 // bytes. With 10^2 sites in the database: list by server, get one site; then creates while the worker
-// runs their dry-run jobs; then more creates up to BENCH_SITES (default 10^5) and the list again.
+// runs their dry-run jobs; then the database filled up to BENCH_SITES (default 10^5: finished sites
+// seeded in bulk, bench/seed-sites.ts) and the reads again.
 // Prints req/s, p50/p99 latency, the ratios to raw, the list's p50 at 10^5 against 10^2, and the API
 // process's resident memory at the end. Loopback only; every process it starts is stopped by PID.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -9,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { seedFinishedSites } from './seed-sites.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 // Raw, list and get alternate this many times (each DURATION / ROUNDS s): on a shared machine the
@@ -26,6 +28,10 @@ const SERVICE_PORT = Number(process.env.BENCH_PORT ?? 18_480);
 const RAW_PORT = SERVICE_PORT + 1;
 // BENCH_CASES=create (comma-separated: raw,list,get,create,fill) runs only those, e.g. to profile one.
 const CASES = new Set((process.env.BENCH_CASES ?? 'raw,list,get,create,fill').split(','));
+// How the database is filled up to BENCH_SITES: `seed` (default) writes finished sites in bulk through
+// the storage layer (bench/seed-sites.ts); `api` creates them through the API, their jobs run (slow).
+// Seeding copies an installed site, so with the worker off the fill goes through the API.
+const FILL = process.env.BENCH_FILL === 'api' || WORKER === 'off' ? 'api' : 'seed';
 const base = `http://127.0.0.1:${SERVICE_PORT}`;
 const dataDir = mkdtempSync(join(tmpdir(), 'siteplane-bench-'));
 const env = {
@@ -54,6 +60,15 @@ process.once('SIGTERM', () => {
   for (const child of children) if (child.pid) process.kill(child.pid, 'SIGTERM');
   process.exit(143);
 });
+
+/** The flags `npm start` passes to node (package.json's start script: `node <flags> <script> serve`). */
+function startFlags(): string {
+  const start = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
+  return start
+    .split(' ')
+    .filter((word) => word.startsWith('--'))
+    .join(' ');
+}
 
 async function waitFor(url: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
@@ -129,7 +144,12 @@ try {
   const token = cli(['token', 'create', '--name', 'bench']);
   // BENCH_PROFILE=<dir> writes a CPU profile of the service (open it in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const service = spawn(process.execPath, [...profile, ...CLI, 'serve'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  // Node's flags as `npm start` gives them (package.json), or BENCH_NODE_FLAGS to compare others.
+  const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? startFlags()).split(' ').filter(Boolean);
+  const service = spawn(process.execPath, [...nodeFlags, ...profile, ...CLI, 'serve'], {
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   children.push(service);
   await waitFor(`${base}/api/v1/health`);
 
@@ -151,7 +171,8 @@ try {
   for (let j = 0; j < LIST_SITES; j++) lastSite = await createSite(servers[0] as (typeof servers)[0], `s${j}.srv0.example.com`);
   for (let j = LIST_SITES; j < SMALL_SITES - 1; j++)
     await createSite(servers[1 + (j % (SERVERS - 1))] as (typeof servers)[0], `s${j}.srv.example.com`);
-  await installed(token, await createSite(servers[1] as (typeof servers)[0], 'first.bench.example.com'));
+  const firstSite = await createSite(servers[1] as (typeof servers)[0], 'first.bench.example.com');
+  await installed(token, firstSite);
   const listPath = `/api/v1/sites?server=${servers[0]?.server}`;
   const listBytes = Buffer.from(await (await fetch(base + listPath, { headers: { authorization: `Bearer ${token}` } })).text());
 
@@ -172,7 +193,7 @@ try {
       .join(' ')}`,
   );
   console.log(
-    `${SERVERS} servers on SQLite, worker ${WORKER}; ${CONNECTIONS} connections, ${DURATION} s each; list body ${listBytes.length} bytes`,
+    `${SERVERS} servers on SQLite, worker ${WORKER}; ${CONNECTIONS} connections, ${DURATION} s each; list body ${listBytes.length} bytes; service: node ${nodeFlags.join(' ') || '(no flags)'}`,
   );
   console.log(`— with ${SMALL_SITES} sites in the database`);
   const headers = { authorization: `Bearer ${token}` };
@@ -211,13 +232,26 @@ try {
   const create = await run('create', `POST /sites (worker ${WORKER})`, creates({}));
   let sites = SMALL_SITES + (create?.['2xx'] ?? 0);
   const fillStart = performance.now();
-  if (CASES.has('fill') && sites < BENCH_SITES) {
+  if (CASES.has('fill') && sites < BENCH_SITES && FILL === 'api') {
     const fill = await run('fill', `  filling to ${BENCH_SITES} sites`, creates({ amount: BENCH_SITES - sites }));
     sites += fill?.['2xx'] ?? 0;
   }
+  if (CASES.has('fill') && sites < BENCH_SITES && FILL === 'seed') {
+    // Not the listed server (servers[0]) nor the read site's: the service's caches of those stay true.
+    await seedFinishedSites({
+      sqliteFile: join(dataDir, 'siteplane.db'),
+      template: firstSite,
+      servers: servers.slice(1),
+      count: BENCH_SITES - sites,
+    });
+    sites = BENCH_SITES;
+  }
   // Every job done (dry-run): the list is read as a quiet service would serve it.
   await installed(token, await createSite(servers[1] as (typeof servers)[0], 'last.bench.example.com'));
-  console.log(`  ${sites} sites: filled and their jobs done in ${((performance.now() - fillStart) / 1000).toFixed(0)} s`);
+  sites++;
+  console.log(
+    `  ${sites} sites: filled (${FILL === 'seed' ? 'seeded in bulk through the storage layer' : 'through the API'}) and their jobs done in ${((performance.now() - fillStart) / 1000).toFixed(0)} s`,
+  );
   console.log(`— with ${sites} sites in the database`);
   const large = await reads();
   const rss = residentMemory(service.pid);

@@ -211,13 +211,20 @@ async function runOperation(deps: SiteJobDeps, job: JobRow, signal: JobSignal): 
         Object.assign(facts, merged);
       },
     };
+    const holds = (trx: Kysely<Database>) => stillHolds(trx, job);
     const runSteps = async () => {
+      // The step that succeeded and whose end is stored with the next step's start (one transaction).
+      let succeeded: number | null = null;
       for (const [idx, step] of steps.entries()) {
         // Once another claim runs the job, this run neither starts a step nor reports one.
-        if (signal.leaseLost || !(await stillHolds(db, job))) throw new LeaseLost(job);
+        if (signal.leaseLost) throw new LeaseLost(job);
+        const cancel = deployRun !== null && (await cancelRequested(db, deployRun, op));
+        // The claim is read again in the transaction that starts the step: a worker waking from a
+        // stall may reach it before its heartbeat noticed the lease ran out.
+        if (!(await journal.stepBoundary(succeeded, cancel ? null : { idx, name: step.name }, holds))) throw new LeaseLost(job);
+        succeeded = null;
         current = idx;
-        if (deployRun && (await cancelRequested(db, deployRun, op))) throw new DeployCancelled();
-        await journal.stepStarted(idx, step.name);
+        if (cancel) throw new DeployCancelled();
         ctx.current = { operation: op.uuid, step: `${idx} ${step.name}` };
         const startedAt = performance.now();
         try {
@@ -230,8 +237,9 @@ async function runOperation(deps: SiteJobDeps, job: JobRow, signal: JobSignal): 
           throw error;
         }
         if (signal.leaseLost) throw new LeaseLost(job);
-        await journal.stepFinished(idx, 'succeeded', 0);
+        succeeded = idx;
       }
+      if (succeeded !== null && !(await journal.stepBoundary(succeeded, null, holds))) throw new LeaseLost(job);
     };
     // At most SITEPLANE_DEPLOYS_PER_SERVER deployments run their steps on one server at once.
     if (isDeployKind(op.kind)) await (deps.deploySlots ?? new DeploySlots(deps.locks, 1)).run(server.uuid, runSteps);

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Ledger, LedgerEntry } from '../provisioning/step.js';
 import type { Database } from './schema.js';
 
@@ -9,23 +9,14 @@ import type { Database } from './schema.js';
 export function ledgerFor(db: Kysely<Database>, siteUuid: string): Ledger {
   return {
     async record(entry: LedgerEntry) {
-      const last = await db
-        .selectFrom('site_resources')
-        .select((eb) => eb.fn.max('seq').as('max'))
-        .where('site_uuid', '=', siteUuid)
-        .executeTakeFirst();
-      await db
-        .insertInto('site_resources')
-        .values({
-          site_uuid: siteUuid,
-          seq: Number(last?.max ?? 0) + 1,
-          kind: entry.kind,
-          ref: entry.ref,
-          details: JSON.stringify(entry.details ?? {}),
-          created_at: new Date().toISOString(),
-        })
-        .onConflict((oc) => oc.columns(['site_uuid', 'kind', 'ref']).doNothing())
-        .execute();
+      // One statement: the next sequence number is read by the insert itself (it was a read, then
+      // the insert). The SELECT's WHERE lets SQLite's parser take ON CONFLICT as the upsert's.
+      await sql`
+        INSERT INTO site_resources (site_uuid, seq, kind, ref, details, created_at)
+        SELECT ${siteUuid}, COALESCE(MAX(seq), 0) + 1, ${entry.kind}, ${entry.ref}, ${JSON.stringify(entry.details ?? {})},
+          ${new Date().toISOString()}
+        FROM site_resources WHERE site_uuid = ${siteUuid}
+        ON CONFLICT (site_uuid, kind, ref) DO NOTHING`.execute(db);
     },
     async forget(entry) {
       await db

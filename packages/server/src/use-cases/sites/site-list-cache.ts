@@ -49,11 +49,15 @@ export class SiteListCache {
   private readonly serverOfSite = new Map<string, string>();
   private bytes = 0;
 
-  /** `maxBytes` bounds the cached text (~2 bytes a character); past it everything is dropped and rebuilt. */
+  /**
+   * `maxBytes` bounds the cached text (~2 bytes a character); past it everything is dropped and
+   * rebuilt. 16 MiB (it was 64): the process's resident memory target is 150 MB on a service that
+   * starts at ~100 MB, and a hot list or site is rebuilt on its next read anyway.
+   */
   constructor(
     readonly enabled: boolean,
     private readonly sharedVersion: SharedListVersion = null,
-    private readonly maxBytes = 64 * 1024 * 1024,
+    private readonly maxBytes = 16 * 1024 * 1024,
   ) {}
 
   /**
@@ -107,7 +111,7 @@ export class SiteListCache {
 
   setSite(site: string, server: string, entry: { team: string; body: string }, readAt: SiteStamp): void {
     if (!this.enabled) return;
-    if (this.serverOfSite.size >= 200_000) this.serverOfSite.clear();
+    if (this.serverOfSite.size >= 50_000) this.serverOfSite.clear();
     this.serverOfSite.set(site, server);
     const unchanged =
       readAt.stamp !== null
@@ -138,7 +142,7 @@ export class SiteListCache {
 
   private store(server: string, key: string, entry: Entry): void {
     this.bytes -= sizeOf(this.entries.get(key));
-    if (this.bytes + sizeOf(entry) > this.maxBytes || this.entries.size >= 100_000) this.clear();
+    if (this.bytes + sizeOf(entry) > this.maxBytes || this.entries.size >= 20_000) this.clear();
     this.entries.set(key, entry);
     this.bytes += sizeOf(entry);
     const keys = this.keysByServer.get(server) ?? new Set<string>();
