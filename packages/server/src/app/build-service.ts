@@ -212,6 +212,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
         log: logger,
         fetch: guardedFetch(egress, { maxBodyBytes: WEBHOOK_MAX_ANSWER_BYTES }),
         backoffMs: overrides.webhookBackoffMs,
+        changes,
       },
       overrides.webhookPollMs ?? overrides.pollMs,
     );
