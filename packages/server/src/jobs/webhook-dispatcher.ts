@@ -3,14 +3,14 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../app/clock.js';
 import type { SecretBox } from '../crypto/secret-box.js';
-import { EgressError } from '../egress/egress-error.js';
 import { type ChangeNotifier, TEAM_EVENTS_PREFIX } from '../storage/change-notifier.js';
 import type { Dialect } from '../storage/database.js';
 import { type EventCursor, eventsHeldBack, readEvents, type StoredEvent } from '../storage/event-reader.js';
 import type { Database } from '../storage/schema.js';
 import { timeOrderedUuid } from '../storage/time-ordered-uuid.js';
 import { HELD_BACK_RETRY_MS } from '../use-cases/events/follow-events.js';
-import { signWebhook, webhookEventId } from '../use-cases/outgoing-webhooks/webhook-signature.js';
+import { type PostOutcome, postEvent } from '../use-cases/outgoing-webhooks/post-event.js';
+import { signingSecrets } from '../use-cases/outgoing-webhooks/webhook-signature.js';
 
 /**
  * How long after a failed attempt the event is tried again: 10 s, 1 min, 5 min, 30 min, 2 h, 6 h,
@@ -19,10 +19,6 @@ import { signWebhook, webhookEventId } from '../use-cases/outgoing-webhooks/webh
  * and a receiver down for a day has the delivery log to see what it missed.
  */
 export const WEBHOOK_BACKOFF_MS = [10_000, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 43_200_000];
-/** Each request gets this long to answer (connect, send, answer). */
-const REQUEST_TIMEOUT_MS = 10_000;
-/** A receiver's answer is not needed; beyond this it is cut off (and the attempt counts as failed). */
-export const WEBHOOK_MAX_ANSWER_BYTES = 64 * 1024;
 /** A process delivering for an endpoint holds it this long, renewed at each event (> one request). */
 const LEASE_MS = 60_000;
 /** Events taken per endpoint per turn. */
@@ -58,12 +54,6 @@ const cursorOfRow = (row: Database['outgoing_webhooks']): EventCursor => ({
   seq: Number(row.cursor_seq),
   floor: Number(row.cursor_floor),
 });
-
-interface Outcome {
-  status: number | null;
-  error: string | null;
-  ms: number;
-}
 
 /**
  * Outgoing webhooks (use-cases/outgoing-webhooks): in the worker process, every `pollMs`, each
@@ -174,6 +164,7 @@ export class WebhookDispatcher {
     const due = await this.deps.db
       .selectFrom('outgoing_webhooks')
       .selectAll()
+      .where('enabled', '=', 1)
       .where((eb) => eb.or([eb('next_attempt_at', 'is', null), eb('next_attempt_at', '<=', now)]))
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
       .orderBy('created_at')
@@ -226,11 +217,20 @@ export class WebhookDispatcher {
       // Read again under the lease: another process may have moved the cursor meanwhile.
       const row = await db.selectFrom('outgoing_webhooks').selectAll().where('uuid', '=', seen.uuid).executeTakeFirst();
       if (!row) return 'idle';
-      const secret = this.deps.secrets.open(row.secret_enc);
       let attempts = row.attempts;
       for (const event of await this.pending(row)) {
         if (this.stopping.signal.aborted) return 'idle';
-        const outcome = await this.send(row.url, secret, event);
+        // Changed meanwhile (PATCH): paused, the rest waits for the resume; a new url or events, read again.
+        const current = await this.deps.db
+          .selectFrom('outgoing_webhooks')
+          .select(['enabled', 'url', 'events'])
+          .where('uuid', '=', row.uuid)
+          .executeTakeFirst();
+        if (!current || Number(current.enabled) !== 1) return 'idle';
+        if (current.url !== row.url || current.events !== row.events) return 'more';
+        const sentAt = clock.now();
+        const secrets = signingSecrets(row, (sealed) => this.deps.secrets.open(sealed), sentAt);
+        const outcome = await postEvent(this.deps.fetch, row.url, secrets, event, sentAt, this.stopping.signal);
         // Cut short by the stop, not the receiver's doing: not an attempt (an answer that came is kept).
         if (outcome.status === null && this.stopping.signal.aborted) return 'idle';
         attempts += 1;
@@ -259,7 +259,7 @@ export class WebhookDispatcher {
     token: string,
     event: StoredEvent,
     attempt: number,
-    outcome: Outcome,
+    outcome: PostOutcome,
     at: Date,
     delivered: boolean,
     giveUp: boolean,
@@ -293,46 +293,10 @@ export class WebhookDispatcher {
           next_attempt_at: next,
           delivered_at: delivered ? at.toISOString() : null,
           created_at: at.toISOString(),
+          resend_of: null,
         })
         .execute();
       return true;
     });
   }
-
-  private async send(url: string, secret: string, event: StoredEvent): Promise<Outcome> {
-    const body = JSON.stringify({
-      type: event.type,
-      timestamp: event.created_at,
-      data: { seq: event.seq, subject: event.subject, ...event.data },
-    });
-    const id = webhookEventId(event.seq);
-    const timestamp = Math.floor(this.deps.clock.now().getTime() / 1000);
-    const started = performance.now();
-    try {
-      const res = await this.deps.fetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'Siteplane-Webhooks',
-          'webhook-id': id,
-          'webhook-timestamp': String(timestamp),
-          'webhook-signature': signWebhook(secret, id, timestamp, body),
-        },
-        body,
-        signal: AbortSignal.any([AbortSignal.timeout(REQUEST_TIMEOUT_MS), this.stopping.signal]),
-      });
-      const ok = res.status >= 200 && res.status < 300;
-      return { status: res.status, error: ok ? null : `the receiver answered ${res.status}`, ms: performance.now() - started };
-    } catch (error) {
-      return { status: null, error: describe(error), ms: performance.now() - started };
-    }
-  }
-}
-
-function describe(error: unknown): string {
-  if (error instanceof EgressError) return error.message;
-  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
-    return `no answer within ${REQUEST_TIMEOUT_MS / 1000} s`;
-  const message = error instanceof Error ? error.message : String(error);
-  return `the request failed: ${message}`.slice(0, 300);
 }

@@ -174,6 +174,9 @@ describe(`webhook dispatcher (${TEST_DB})`, () => {
       await fastCount(2);
       expect(received.filter((r) => r.path === '/fast')).toHaveLength(2);
       expect(received.filter((r) => r.path === '/slow')).toHaveLength(1);
+      // The receiver has the request; the answer may still be on its way back: stop once it is logged.
+      const end = Date.now() + 5_000;
+      while ((await log(fast.uuid)).length < 2 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
     } finally {
       await running.stop();
     }
