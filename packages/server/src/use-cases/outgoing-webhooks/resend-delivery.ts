@@ -3,6 +3,7 @@ import { DomainError, notFound } from '../../domain/errors.js';
 import { UUID_RE } from '../../domain/field-errors.js';
 import type { EgressPolicy } from '../../egress/egress-policy.js';
 import { guardedFetch } from '../../egress/guarded-fetch.js';
+import { readEvent } from '../../storage/event-reader.js';
 import { timeOrderedUuid } from '../../storage/time-ordered-uuid.js';
 import type { UseCaseDeps } from '../deps.js';
 import { findOutgoingWebhook, outgoingDeliveryRecord } from './manage-outgoing-webhooks.js';
@@ -37,12 +38,7 @@ export async function resendOutgoingDelivery(deps: UseCaseDeps, actor: Actor, uu
     .where('webhook_uuid', '=', hook.uuid)
     .executeTakeFirst();
   if (!delivery) throw notFound('Delivery');
-  const event = await deps.db
-    .selectFrom('events')
-    .select(['seq', 'xid', 'kind', 'subject_uuid', 'payload', 'created_at'])
-    .where('seq', '=', delivery.event_seq)
-    .where('team_uuid', '=', hook.team_uuid)
-    .executeTakeFirst();
+  const event = await readEvent(deps.db, hook.team_uuid, Number(delivery.event_seq));
   if (!event)
     throw new DomainError(
       'conflict',
@@ -53,14 +49,7 @@ export async function resendOutgoingDelivery(deps: UseCaseDeps, actor: Actor, uu
     fetchFor(deps.egress),
     hook.url,
     signingSecrets(hook, (sealed) => deps.secrets.open(sealed), now),
-    {
-      seq: Number(event.seq),
-      xid: Number(event.xid),
-      type: event.kind,
-      subject: event.subject_uuid,
-      data: JSON.parse(event.payload) as Record<string, unknown>,
-      created_at: event.created_at,
-    },
+    event,
     now,
   );
   const at = deps.clock.now();
