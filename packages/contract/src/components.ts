@@ -19,6 +19,8 @@ import {
   CreateOutgoingWebhookBody,
   OutgoingWebhookDeliverySchema,
   OutgoingWebhookSchema,
+  RotateOutgoingWebhookSecretBody,
+  UpdateOutgoingWebhookBody,
 } from './outgoing-webhooks.js';
 import {
   CreateDnsProfileBody,
@@ -92,6 +94,8 @@ export const NAMED_SCHEMAS: Readonly<Record<string, TSchema>> = {
   OutgoingWebhook: OutgoingWebhookSchema,
   CreatedOutgoingWebhook: CreatedOutgoingWebhookSchema,
   OutgoingWebhookDelivery: OutgoingWebhookDeliverySchema,
+  UpdateOutgoingWebhookRequest: UpdateOutgoingWebhookBody,
+  RotateOutgoingWebhookSecretRequest: RotateOutgoingWebhookSecretBody,
 };
 
 /** CreateLaravelSiteRequest, CreateStaticHtmlSiteRequest, …: the component of one type's create body. */

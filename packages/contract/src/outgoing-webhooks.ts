@@ -31,8 +31,44 @@ export const OutgoingWebhookSchema = T.Object({
   events: T.Array(T.String(), { description: 'The event types sent (families expanded).' }),
   last_event: T.Integer({ description: 'The seq of the last event dealt with (delivered or given up).' }),
   next_attempt_at: nullable(T.String({ description: 'When the current event is retried, if its last attempt failed.' })),
+  enabled: T.Boolean({
+    description: 'False while paused: events wait (the cursor stays) and are delivered, in order, on resume.',
+  }),
+  previous_secret_expires_at: nullable(
+    T.String({ description: 'After a rotation: until when the previous secret also signs each delivery.' }),
+  ),
   created_at: T.String(),
 });
+
+/** PATCH /api/v1/webhooks/<uuid>: any of these; the same rules as at creation. */
+export const UpdateOutgoingWebhookBody = T.Object(
+  {
+    url: T.Optional(CreateOutgoingWebhookBody.properties.url),
+    events: T.Optional(CreateOutgoingWebhookBody.properties.events),
+    enabled: T.Optional(
+      T.Boolean({ description: 'false pauses deliveries (events wait, nothing is skipped); true resumes them.' }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+/** The longest grace period of a rotated secret: a week. */
+export const MAX_SECRET_GRACE_SECONDS = 7 * 24 * 3600;
+
+/** POST /api/v1/webhooks/<uuid>/rotate-secret. */
+export const RotateOutgoingWebhookSecretBody = T.Object(
+  {
+    graceSeconds: T.Optional(
+      T.Integer({
+        minimum: 0,
+        maximum: MAX_SECRET_GRACE_SECONDS,
+        default: 86_400,
+        description: 'How long the old secret keeps signing beside the new one (default a day; 0: at once only the new one).',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 export const CreatedOutgoingWebhookSchema = T.Intersect([
   OutgoingWebhookSchema,
@@ -51,5 +87,8 @@ export const OutgoingWebhookDeliverySchema = T.Object({
   duration_ms: T.Integer(),
   next_attempt_at: nullable(T.String({ description: 'When the event is tried again; null when delivered or given up.' })),
   delivered_at: nullable(T.String()),
+  resend_of: nullable(
+    T.String({ format: 'uuid', description: "The delivery this attempt resent by hand; null for the dispatcher's own." }),
+  ),
   created_at: T.String(),
 });

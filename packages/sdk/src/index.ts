@@ -215,6 +215,13 @@ export class SiteplaneClient {
   /** Every delivery attempt of the endpoint, oldest first. */
   listOutgoingWebhookDeliveries = (uuid: string) =>
     this.all((cursor) => this.api.listOutgoingWebhookDeliveries(uuid, { cursor }));
+  /** `{url?, events?, enabled?}`: `enabled: false` pauses (events wait, none skipped), `true` resumes. */
+  updateOutgoingWebhook = (uuid: string, body: Body<'updateOutgoingWebhook'>) => this.api.updateOutgoingWebhook(uuid, body);
+  /** A new secret, shown this once; the old one also signs for `graceSeconds` (default a day). */
+  rotateOutgoingWebhookSecret = (uuid: string, graceSeconds?: number) =>
+    this.api.rotateOutgoingWebhookSecret(uuid, graceSeconds === undefined ? undefined : { graceSeconds });
+  /** Sends a delivery's event again now, once; answers the new attempt. */
+  resendOutgoingWebhookDelivery = (uuid: string, delivery: string) => this.api.resendOutgoingWebhookDelivery(uuid, delivery);
 }
 
 /** A refused answer as the error the SDK throws, with the service's problem+json when it sent one. */

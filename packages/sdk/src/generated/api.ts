@@ -20,7 +20,10 @@ export const OPERATION_IDS = [
   'listOutgoingWebhooks',
   'getOutgoingWebhook',
   'deleteOutgoingWebhook',
+  'updateOutgoingWebhook',
   'listOutgoingWebhookDeliveries',
+  'rotateOutgoingWebhookSecret',
+  'resendOutgoingWebhookDelivery',
   'createServer',
   'listServers',
   'getServer',
@@ -154,9 +157,24 @@ export class SiteplaneApi {
     return this.send({ operationId: 'deleteOutgoingWebhook', method: 'DELETE', path: `/api/v1/webhooks/${encodeURIComponent(webhook)}`, answer: 'empty', options }) as Promise<void>;
   }
 
+  /** Change the url or events, or pause (enabled false: events wait, none is skipped) and resume (PATCH /api/v1/webhooks/{webhook}) */
+  updateOutgoingWebhook(webhook: string, body: NonNullable<operations['updateOutgoingWebhook']['requestBody']>['content']['application/json'], options?: CallOptions): Promise<Json<'updateOutgoingWebhook', 200>> {
+    return this.send({ operationId: 'updateOutgoingWebhook', method: 'PATCH', path: `/api/v1/webhooks/${encodeURIComponent(webhook)}`, body, answer: 'json', options }) as Promise<Json<'updateOutgoingWebhook', 200>>;
+  }
+
   /** Every delivery attempt of an outgoing webhook, oldest first (GET /api/v1/webhooks/{webhook}/deliveries) */
   listOutgoingWebhookDeliveries(webhook: string, query?: operations['listOutgoingWebhookDeliveries']['parameters']['query'], options?: CallOptions): Promise<Json<'listOutgoingWebhookDeliveries', 200>> {
     return this.send({ operationId: 'listOutgoingWebhookDeliveries', method: 'GET', path: `/api/v1/webhooks/${encodeURIComponent(webhook)}/deliveries`, query, answer: 'json', options }) as Promise<Json<'listOutgoingWebhookDeliveries', 200>>;
+  }
+
+  /** A new signing secret (in this answer only); the old one also signs until the grace period ends (POST /api/v1/webhooks/{webhook}/rotate-secret) */
+  rotateOutgoingWebhookSecret(webhook: string, body?: NonNullable<operations['rotateOutgoingWebhookSecret']['requestBody']>['content']['application/json'], options?: CallOptions): Promise<Json<'rotateOutgoingWebhookSecret', 200>> {
+    return this.send({ operationId: 'rotateOutgoingWebhookSecret', method: 'POST', path: `/api/v1/webhooks/${encodeURIComponent(webhook)}/rotate-secret`, body, answer: 'json', options }) as Promise<Json<'rotateOutgoingWebhookSecret', 200>>;
+  }
+
+  /** Send a delivery's event again now, once (the attempt is logged and answered) (POST /api/v1/webhooks/{webhook}/deliveries/{delivery}/resend) */
+  resendOutgoingWebhookDelivery(webhook: string, delivery: string, options?: CallOptions): Promise<Json<'resendOutgoingWebhookDelivery', 201>> {
+    return this.send({ operationId: 'resendOutgoingWebhookDelivery', method: 'POST', path: `/api/v1/webhooks/${encodeURIComponent(webhook)}/deliveries/${encodeURIComponent(delivery)}/resend`, answer: 'json', options }) as Promise<Json<'resendOutgoingWebhookDelivery', 201>>;
   }
 
   /** Register a server (ssh, local or dry-run) (POST /api/v1/servers) */

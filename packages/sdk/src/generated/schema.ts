@@ -155,7 +155,8 @@ export interface paths {
         delete: operations["deleteOutgoingWebhook"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Change the url or events, or pause (enabled false: events wait, none is skipped) and resume */
+        patch: operations["updateOutgoingWebhook"];
         trace?: never;
     };
     "/api/v1/webhooks/{webhook}/deliveries": {
@@ -169,6 +170,40 @@ export interface paths {
         get: operations["listOutgoingWebhookDeliveries"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhook}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new signing secret (in this answer only); the old one also signs until the grace period ends */
+        post: operations["rotateOutgoingWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhook}/deliveries/{delivery}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a delivery's event again now, once (the attempt is logged and answered) */
+        post: operations["resendOutgoingWebhookDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1648,6 +1683,9 @@ export interface components {
             /** @description The seq of the last event dealt with (delivered or given up). */
             last_event: number;
             next_attempt_at: string | null;
+            /** @description False while paused: events wait (the cursor stays) and are delivered, in order, on resume. */
+            enabled: boolean;
+            previous_secret_expires_at: string | null;
             created_at: string;
         };
         CreatedOutgoingWebhook: components["schemas"]["OutgoingWebhook"] & {
@@ -1666,7 +1704,23 @@ export interface components {
             duration_ms: number;
             next_attempt_at: string | null;
             delivered_at: string | null;
+            resend_of: string | null;
             created_at: string;
+        };
+        UpdateOutgoingWebhookRequest: {
+            /** @description Where events are POSTed: https (http only on loopback); the egress policy applies. */
+            url?: string;
+            /** @description Event types (`site.installed`) or families (`site.*`) to send. */
+            events?: string[];
+            /** @description false pauses deliveries (events wait, nothing is skipped); true resumes them. */
+            enabled?: boolean;
+        };
+        RotateOutgoingWebhookSecretRequest: {
+            /**
+             * @description How long the old secret keeps signing beside the new one (default a day; 0: at once only the new one).
+             * @default 86400
+             */
+            graceSeconds: number;
         };
     };
     responses: {
@@ -2138,6 +2192,42 @@ export interface operations {
             default: components["responses"]["Problem"];
         };
     };
+    updateOutgoingWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook UUID */
+                webhook: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateOutgoingWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint as it is now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutgoingWebhook"];
+                };
+            };
+            401: components["responses"]["Problem"];
+            /** @description validation_failed: the rules of a create (`url`, `events.<i>`), or an empty body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
     listOutgoingWebhookDeliveries: {
         parameters: {
             query?: {
@@ -2166,6 +2256,82 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    rotateOutgoingWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Webhook UUID */
+                webhook: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RotateOutgoingWebhookSecretRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint with its new secret `whsec_…`, shown once */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedOutgoingWebhook"];
+                };
+            };
+            401: components["responses"]["Problem"];
+            /** @description validation_failed: `graceSeconds` not an integer from 0 to 604800 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    resendOutgoingWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Webhook UUID */
+                webhook: string;
+                /** @description Delivery UUID */
+                delivery: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new attempt, whatever the receiver answered */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutgoingWebhookDelivery"];
+                };
+            };
+            401: components["responses"]["Problem"];
+            /** @description conflict: the event is no longer in the change log */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             default: components["responses"]["Problem"];
         };
     };

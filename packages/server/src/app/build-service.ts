@@ -17,7 +17,7 @@ import { JobQueue } from '../jobs/queue.js';
 import { RenewalScheduler } from '../jobs/renewal-scheduler.js';
 import { ServerLocks } from '../jobs/server-locks.js';
 import { runSiteJob, type SiteJobDeps } from '../jobs/site-job.js';
-import { WEBHOOK_MAX_ANSWER_BYTES, WebhookDispatcher } from '../jobs/webhook-dispatcher.js';
+import { WebhookDispatcher } from '../jobs/webhook-dispatcher.js';
 import { Worker } from '../jobs/worker.js';
 import { collectDatabaseGauges } from '../metrics/database-gauges.js';
 import { MetricsListener } from '../metrics/metrics-listener.js';
@@ -40,6 +40,7 @@ import type { DeploymentTrigger, SourceBranchOf } from '../use-cases/deployments
 import { pushTrigger, sourceBranchOf } from '../use-cases/deployments/push-trigger.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
 import type { Integrations } from '../use-cases/integrations.js';
+import { WEBHOOK_MAX_ANSWER_BYTES } from '../use-cases/outgoing-webhooks/post-event.js';
 import { SiteListCache } from '../use-cases/sites/site-list-cache.js';
 import { siteTls } from '../use-cases/ssl/site-tls.js';
 import { type TlsSettings, tlsSettingsFrom } from '../use-cases/ssl/tls-settings.js';
@@ -212,6 +213,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
         log: logger,
         fetch: guardedFetch(egress, { maxBodyBytes: WEBHOOK_MAX_ANSWER_BYTES }),
         backoffMs: overrides.webhookBackoffMs,
+        changes,
       },
       overrides.webhookPollMs ?? overrides.pollMs,
     );

@@ -13,8 +13,13 @@ export interface ChangeNotifier {
   notify(topic: string): void;
   /** Calls `listener` on each notification of the topic until the returned function is called. */
   subscribe(topic: string, listener: () => void): () => void;
+  /** Calls `listener` with the topic of each notification whose topic starts with `prefix` (the webhook dispatcher: every team). */
+  subscribePrefix(prefix: string, listener: (topic: string) => void): () => void;
   close(): Promise<void>;
 }
+
+/** The prefix of every team's change-log topic (teamEventsTopic). */
+export const TEAM_EVENTS_PREFIX = 'events:';
 
 export function operationTopic(operationUuid: string): string {
   return `operation:${operationUuid}`;
@@ -22,7 +27,7 @@ export function operationTopic(operationUuid: string): string {
 
 /** A team's change log grew (storage/event-log.ts); GET /api/v1/events and the webhook dispatcher follow it. */
 export function teamEventsTopic(teamUuid: string): string {
-  return `events:${teamUuid}`;
+  return `${TEAM_EVENTS_PREFIX}${teamUuid}`;
 }
 
 /** One process (SQLite): notifications stay in this process. */
@@ -35,7 +40,13 @@ export class InProcessNotifier implements ChangeNotifier {
   }
 
   notify(topic: string): void {
+    this.emit(topic);
+  }
+
+  /** To this topic's listeners and to every prefix listener (which pick their own). */
+  protected emit(topic: string): void {
     this.emitter.emit(topic);
+    this.emitter.emit(ANY_TOPIC, topic);
   }
 
   subscribe(topic: string, listener: () => void): () => void {
@@ -43,10 +54,21 @@ export class InProcessNotifier implements ChangeNotifier {
     return () => this.emitter.off(topic, listener);
   }
 
+  subscribePrefix(prefix: string, listener: (topic: string) => void): () => void {
+    const filtered = (topic: string) => {
+      if (topic.startsWith(prefix)) listener(topic);
+    };
+    this.emitter.on(ANY_TOPIC, filtered);
+    return () => this.emitter.off(ANY_TOPIC, filtered);
+  }
+
   async close(): Promise<void> {
     this.emitter.removeAllListeners();
   }
 }
+
+/** The emitter's event carrying every topic (a Symbol: no topic string can collide with it). */
+const ANY_TOPIC = Symbol('any topic');
 
 const CHANNEL = 'siteplane_changes';
 
@@ -78,12 +100,17 @@ export class PostgresNotifier extends InProcessNotifier {
     return super.subscribe(topic, listener);
   }
 
+  override subscribePrefix(prefix: string, listener: (topic: string) => void): () => void {
+    void this.listen();
+    return super.subscribePrefix(prefix, listener);
+  }
+
   private listen(): Promise<void> {
     if (this.closed || this.listener) return Promise.resolve();
     this.connecting ??= (async () => {
       const client = new pg.Client({ connectionString: this.databaseUrl });
       client.on('notification', (message) => {
-        if (message.channel === CHANNEL && message.payload) this.emitter.emit(message.payload);
+        if (message.channel === CHANNEL && message.payload) this.emit(message.payload);
       });
       client.on('error', (error) => {
         this.onError(error);

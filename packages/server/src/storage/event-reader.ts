@@ -63,14 +63,36 @@ export async function readEvents(
     .orderBy('seq')
     .limit(options.limit ?? 500)
     .execute();
-  return rows.map((r) => ({
+  return rows.map(storedEvent);
+}
+
+/** One event of a team by its seq (a resend by hand); null once pruned. */
+export async function readEvent(db: Kysely<Database>, team: string, seq: number): Promise<StoredEvent | null> {
+  const row = await db
+    .selectFrom('events')
+    .select(['seq', 'xid', 'kind', 'subject_uuid', 'payload', 'created_at'])
+    .where('seq', '=', seq)
+    .where('team_uuid', '=', team)
+    .executeTakeFirst();
+  return row ? storedEvent(row) : null;
+}
+
+function storedEvent(r: {
+  seq: number | string;
+  xid: number | string;
+  kind: string;
+  subject_uuid: string;
+  payload: string;
+  created_at: string;
+}): StoredEvent {
+  return {
     seq: Number(r.seq),
     xid: Number(r.xid),
     type: r.kind,
     subject: r.subject_uuid,
     data: JSON.parse(r.payload) as Record<string, unknown>,
     created_at: r.created_at,
-  }));
+  };
 }
 
 /**

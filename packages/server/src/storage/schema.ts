@@ -280,6 +280,11 @@ export interface Database {
     lease_token: string | null;
     lease_until: string | null;
     created_at: string;
+    /** Migration 015: 0 while paused (the cursor waits; events are delivered on resume). */
+    enabled: number;
+    /** Migration 015: the secret before the last rotation, sealed; it also signs until it expires. */
+    previous_secret_enc: string | null;
+    previous_secret_expires_at: string | null;
   };
   /** Migration 014: every attempt to deliver an event to an outgoing webhook. */
   outgoing_webhook_deliveries: {
@@ -294,6 +299,8 @@ export interface Database {
     next_attempt_at: string | null;
     delivered_at: string | null;
     created_at: string;
+    /** Migration 015: the delivery this attempt resends by hand (POST …/resend); null for the dispatcher's. */
+    resend_of: string | null;
   };
   /** Migration 009: what a site deploys from; the clone URL and deploy key sealed. */
   site_sources: {

@@ -15,6 +15,7 @@ const SEALED_COLUMNS: readonly (readonly [table: string, column: string])[] = [
   ['site_sources', 'deploy_private_key_enc'],
   ['site_environment', 'value_enc'],
   ['outgoing_webhooks', 'secret_enc'],
+  ['outgoing_webhooks', 'previous_secret_enc'],
 ];
 
 export interface SealedValuesCheck {

@@ -1,5 +1,5 @@
 /**
- * `siteplane webhooks add|list|get|deliveries|remove` as a script runs them (JSON on a pipe): the
+ * `siteplane webhooks add|list|get|deliveries|pause|resume|update|rotate-secret|resend|remove` as a script runs them (JSON on a pipe): the
  * real CLI as a child process, through the SDK, against the service on 127.0.0.1, and a receiver on
  * loopback that the worker delivers to. A refused URL reaches the user as the field's code.
  */
@@ -87,7 +87,27 @@ describe('siteplane webhooks (outgoing)', () => {
     }
     expect(deliveries[0]).toMatchObject({ event_type: 'site.created', status_code: 200, attempt: 1 });
 
+    // Managing it: pause and resume, new events, a rotated secret (shown once), a resend.
+    expect(json(await siteplane(['webhooks', 'pause', added.uuid]))).toMatchObject({ enabled: false });
+    expect(json(await siteplane(['webhooks', 'resume', added.uuid]))).toMatchObject({ enabled: true });
+    const updated = json(await siteplane(['webhooks', 'update', added.uuid, '--event', 'site.*']));
+    expect(updated).toMatchObject({ url: hookUrl, events: expect.arrayContaining(['site.created', 'site.deleted']) });
+    const rotated = json<{ secret: string; previous_secret_expires_at: string | null }>(
+      await siteplane(['webhooks', 'rotate-secret', added.uuid, '--grace', '60']),
+    );
+    expect(rotated.secret).toMatch(/^whsec_/);
+    expect(rotated.secret).not.toBe(added.secret);
+    expect(rotated.previous_secret_expires_at).not.toBeNull();
+    expect(json(await siteplane(['webhooks', 'get', added.uuid]))).not.toHaveProperty('secret');
+    const first = deliveries[0] as unknown as { uuid: string };
+    const resent = json(await siteplane(['webhooks', 'resend', added.uuid, first.uuid]));
+    expect(resent).toMatchObject({ event_type: 'site.created', status_code: 200, resend_of: first.uuid });
+    const unknown = await siteplane(['webhooks', 'resend', added.uuid, '00000000-0000-4000-8000-000000000000']);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toMatch(/not found/i);
+
     expect((await siteplane(['webhooks', 'remove', added.uuid])).code).toBe(0);
     expect(json<unknown[]>(await siteplane(['webhooks', 'list']))).toEqual([]);
-  });
+    // Sixteen runs of the command, each a tsx start on a loaded machine.
+  }, 180_000);
 });

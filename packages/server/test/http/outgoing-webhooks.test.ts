@@ -3,9 +3,6 @@
 // own implementation of the scheme (node:crypto, not the server's code). Failed attempts are retried
 // with backoff (milliseconds here) and logged; another team's events never go out; the secret is
 // shown once; the egress policy is applied when an endpoint is created and again at each send.
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   LOOPBACK_TARGETS,
@@ -15,12 +12,9 @@ import {
   type TestService,
   waitForStatus,
 } from '../support/test-service.js';
+import { type ReceivedWebhook, startWebhookReceiver, verifyStandardWebhook } from '../support/webhook-receiver.js';
 
-interface Received {
-  path: string;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
+type Received = ReceivedWebhook;
 
 /** Names the egress policy resolves here: one forbidden, one that rebinds after its first answer. */
 const table: Record<string, string[][]> = {
@@ -33,20 +27,7 @@ const resolveHost = async (host: string) => {
   return (list.length > 1 ? list.shift() : list[0]) as string[];
 };
 
-/** The receiver's own check: HMAC-SHA256 over "id.timestamp.body" with the base64 key after whsec_. */
-function verify(secret: string, r: Received): boolean {
-  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  const expected = createHmac('sha256', key)
-    .update(`${r.headers['webhook-id']}.${r.headers['webhook-timestamp']}.${r.body}`)
-    .digest();
-  return String(r.headers['webhook-signature'])
-    .split(' ')
-    .some((sig) => {
-      const [version, value] = sig.split(',');
-      const given = Buffer.from(value ?? '', 'base64');
-      return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
-    });
-}
+const verify = verifyStandardWebhook;
 
 async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>): Promise<T> {
   const end = Date.now() + 15_000;
@@ -60,9 +41,9 @@ async function until<T>(what: string, probe: () => T | undefined | false | Promi
 
 describe(`outgoing webhooks (${TEST_DB}; issue 12 item 4)`, () => {
   let s: TestService;
-  let receiver: http.Server;
+  let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
   let base: string;
-  const received: Received[] = [];
+  let received: Received[] = [];
   /** Answers per path: a list consumed one per request, the last one kept. */
   const answers: Record<string, number[]> = { '/flaky': [500, 200], '/down': [503] };
   let ids: { server: string; serverUser: string };
@@ -89,19 +70,9 @@ describe(`outgoing webhooks (${TEST_DB}; issue 12 item 4)`, () => {
   const bodyOf = (r: Received) => JSON.parse(r.body) as { type: string; timestamp: string; data: Record<string, unknown> };
 
   beforeAll(async () => {
-    receiver = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const path = req.url ?? '/';
-        received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-        const list = answers[path];
-        const status = list ? (list.length > 1 ? (list.shift() as number) : (list[0] as number)) : 204;
-        res.writeHead(status).end();
-      });
-    });
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-    base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    receiver = await startWebhookReceiver(answers);
+    ({ base } = receiver);
+    received = receiver.received;
     s = await startTestService({
       env: { SITEPLANE_ALLOWED_TARGETS: LOOPBACK_TARGETS },
       resolveHost,
@@ -112,7 +83,7 @@ describe(`outgoing webhooks (${TEST_DB}; issue 12 item 4)`, () => {
   });
   afterAll(async () => {
     await s?.stop();
-    await new Promise((r) => receiver?.close(r));
+    await receiver?.close();
   });
 
   it('refuses bad bodies with every field path, and creates nothing', async () => {

@@ -10,7 +10,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guardedFetch } from '../../src/egress/guarded-fetch.js';
 import { WebhookDispatcher } from '../../src/jobs/webhook-dispatcher.js';
-import { recordEvent } from '../../src/storage/event-log.js';
+import { announceEvents, recordEvent } from '../../src/storage/event-log.js';
 import { LOOPBACK_TARGETS, startTestService, TEST_DB, type TestService } from '../support/test-service.js';
 
 describe(`webhook dispatcher (${TEST_DB})`, () => {
@@ -174,6 +174,9 @@ describe(`webhook dispatcher (${TEST_DB})`, () => {
       await fastCount(2);
       expect(received.filter((r) => r.path === '/fast')).toHaveLength(2);
       expect(received.filter((r) => r.path === '/slow')).toHaveLength(1);
+      // The receiver has the request; the answer may still be on its way back: stop once it is logged.
+      const end = Date.now() + 5_000;
+      while ((await log(fast.uuid)).length < 2 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
     } finally {
       await running.stop();
     }
@@ -181,5 +184,44 @@ describe(`webhook dispatcher (${TEST_DB})`, () => {
     expect(await log(slow.uuid)).toHaveLength(0);
     expect((await log(fast.uuid)).map((d) => d.status_code)).toEqual([200, 200]);
     for (const answer of held) answer();
+  });
+
+  it('a change notification wakes it: events go out at once, not at its (here ten-minute) poll', async () => {
+    const hook = await addEndpoint('/woken');
+    const running = new WebhookDispatcher(
+      {
+        db: s.storage.db,
+        dialect: s.storage.dialect,
+        secrets: s.useCases.secrets,
+        clock,
+        log: pino({ level: 'silent' }),
+        fetch: guardedFetch(s.useCases.egress),
+        // The service's notifier: LISTEN/NOTIFY on PostgreSQL, in-process on SQLite.
+        changes: s.useCases.changes,
+      },
+      600_000,
+    );
+    running.start();
+    const count = () => received.filter((r) => r.path === '/woken').length;
+    const until = async (n: number) => {
+      const end = Date.now() + 15_000;
+      while (count() < n && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+      expect(count()).toBe(n);
+    };
+    try {
+      // Its first turn ran at start and found nothing; each burst below is announced as writers do.
+      await new Promise((r) => setTimeout(r, 200));
+      await record(hook.team, 2);
+      announceEvents(s.useCases.changes, hook.team);
+      await until(2);
+      await record(hook.team, 3);
+      announceEvents(s.useCases.changes, hook.team);
+      await until(5);
+    } finally {
+      await running.stop();
+    }
+    const ids = received.filter((r) => r.path === '/woken').map((r) => Number(r.id.replace('evt_', '')));
+    expect(ids).toEqual([...ids].sort((x, y) => x - y));
+    expect(new Set(ids).size).toBe(5);
   });
 });

@@ -7,7 +7,7 @@ import { ChangeWaiter } from '../change-waiter.js';
 import type { UseCaseDeps } from '../deps.js';
 
 /** How soon a stream reads again when events wait behind a running transaction (those are short). */
-const HELD_BACK_RETRY_MS = 50;
+export const HELD_BACK_RETRY_MS = 50;
 
 export interface TeamEvent {
   event: string;

@@ -21,6 +21,8 @@ export const outgoingWebhookRecord = (r: Database['outgoing_webhooks']) => ({
   events: JSON.parse(r.events) as string[],
   last_event: Math.max(Number(r.cursor_seq), Number(r.cursor_floor)),
   next_attempt_at: r.next_attempt_at,
+  enabled: Number(r.enabled) === 1,
+  previous_secret_expires_at: r.previous_secret_enc ? r.previous_secret_expires_at : null,
   created_at: r.created_at,
 });
 
@@ -34,8 +36,28 @@ export const outgoingDeliveryRecord = (r: Database['outgoing_webhook_deliveries'
   duration_ms: r.duration_ms,
   next_attempt_at: r.next_attempt_at,
   delivered_at: r.delivered_at,
+  resend_of: r.resend_of,
   created_at: r.created_at,
 });
+
+/**
+ * An endpoint's body rules (validate-outgoing-webhook.ts), then the URL's host through the egress
+ * policy (a name is resolved now and again at every send: it may rebind).
+ */
+export async function checkEndpoint(deps: UseCaseDeps, body: { url: string; events: string[] }) {
+  const checked = checkOutgoingWebhookBody(body);
+  if (checked.url) {
+    try {
+      await deps.egress.resolve(checked.url.hostname);
+    } catch (error) {
+      // A name that does not resolve (yet) is accepted: its deliveries fail and are retried.
+      if (!(error instanceof EgressError)) throw error;
+      if (error.kind === 'target_not_allowed')
+        checked.errors.push({ field: 'url', code: 'target_not_allowed', message: `${error.message}.` });
+    }
+  }
+  return checked;
+}
 
 /**
  * POST /api/v1/webhooks: the body's rules, the URL's host through the egress policy (a name is
@@ -44,17 +66,7 @@ export const outgoingDeliveryRecord = (r: Database['outgoing_webhook_deliveries'
  * after it was created: its cursor starts after the team's last event.
  */
 export async function createOutgoingWebhook(deps: UseCaseDeps, actor: Actor, body: Static<typeof CreateOutgoingWebhookBody>) {
-  const { url, events, errors } = checkOutgoingWebhookBody(body);
-  if (url) {
-    try {
-      await deps.egress.resolve(url.hostname);
-    } catch (error) {
-      // A name that does not resolve (yet) is accepted: its deliveries fail and are retried.
-      if (!(error instanceof EgressError)) throw error;
-      if (error.kind === 'target_not_allowed')
-        errors.push({ field: 'url', code: 'target_not_allowed', message: `${error.message}.` });
-    }
-  }
+  const { url, events, errors } = await checkEndpoint(deps, body);
   const team = await teamFor(deps, actor, body.team).catch((error: unknown) => {
     if (!(error instanceof ValidationError)) throw error;
     errors.push(...error.errors);
@@ -82,6 +94,9 @@ export async function createOutgoingWebhook(deps: UseCaseDeps, actor: Actor, bod
     lease_token: null,
     lease_until: null,
     created_at: deps.clock.now().toISOString(),
+    enabled: 1,
+    previous_secret_enc: null,
+    previous_secret_expires_at: null,
   };
   await deps.db.insertInto('outgoing_webhooks').values(row).execute();
   return { ...outgoingWebhookRecord(row), secret };

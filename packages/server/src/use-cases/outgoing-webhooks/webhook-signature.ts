@@ -17,3 +17,20 @@ export function signWebhook(secret: string, id: string, timestamp: number, body:
 
 /** The id of the event in `webhook-id`: stable across retries and endpoints. */
 export const webhookEventId = (seq: number) => `evt_${seq}`;
+
+/**
+ * The secrets that sign an endpoint's deliveries now: its secret, and after a rotation the previous
+ * one until its grace period ends (receivers still holding it keep verifying).
+ */
+export function signingSecrets(
+  row: { secret_enc: string; previous_secret_enc: string | null; previous_secret_expires_at: string | null },
+  open: (sealed: string) => string,
+  now: Date,
+): string[] {
+  const current = open(row.secret_enc);
+  const previousLive =
+    row.previous_secret_enc !== null &&
+    row.previous_secret_expires_at !== null &&
+    Date.parse(row.previous_secret_expires_at) > now.getTime();
+  return previousLive ? [current, open(row.previous_secret_enc as string)] : [current];
+}

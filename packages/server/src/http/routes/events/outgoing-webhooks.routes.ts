@@ -5,6 +5,9 @@ import {
   listOf,
   OutgoingWebhookDeliverySchema,
   OutgoingWebhookSchema,
+  ProblemSchema,
+  RotateOutgoingWebhookSecretBody,
+  UpdateOutgoingWebhookBody,
 } from '@siteplane/contract';
 import type { UseCaseDeps } from '../../../use-cases/deps.js';
 import {
@@ -15,6 +18,11 @@ import {
   listOutgoingWebhooks,
   outgoingWebhookRecord,
 } from '../../../use-cases/outgoing-webhooks/manage-outgoing-webhooks.js';
+import { resendOutgoingDelivery } from '../../../use-cases/outgoing-webhooks/resend-delivery.js';
+import {
+  rotateOutgoingWebhookSecret,
+  updateOutgoingWebhook,
+} from '../../../use-cases/outgoing-webhooks/update-outgoing-webhook.js';
 import type { RouteDef } from '../../route.js';
 import { PAGE_QUERY } from '../page-query.js';
 import { paged } from '../paged.js';
@@ -94,5 +102,55 @@ export const outgoingWebhookRoutes = (deps: UseCaseDeps): RouteDef[] => [
     query: PAGE_QUERY,
     responses: { 200: { description: 'Attempts', schema: listOf(OutgoingWebhookDeliverySchema) } },
     handler: (req, reply, actor) => paged(req, reply, (page) => listOutgoingDeliveries(deps, actor, id(req), page)),
+  },
+  {
+    method: 'PATCH',
+    url: '/api/v1/webhooks/:webhook',
+    operationId: 'updateOutgoingWebhook',
+    summary: 'Change the url or events, or pause (enabled false: events wait, none is skipped) and resume',
+    tag: 'Events',
+    auth: 'write',
+    params: { webhook: 'Webhook UUID' },
+    body: UpdateOutgoingWebhookBody,
+    responses: {
+      200: { description: 'The endpoint as it is now', schema: OutgoingWebhookSchema },
+      422: { description: 'validation_failed: the rules of a create (`url`, `events.<i>`), or an empty body' },
+    },
+    handler: async (req, _reply, actor) =>
+      updateOutgoingWebhook(deps, actor, id(req), req.body as Static<typeof UpdateOutgoingWebhookBody>),
+  },
+  {
+    method: 'POST',
+    url: '/api/v1/webhooks/:webhook/rotate-secret',
+    operationId: 'rotateOutgoingWebhookSecret',
+    summary: 'A new signing secret (in this answer only); the old one also signs until the grace period ends',
+    tag: 'Events',
+    auth: 'write',
+    params: { webhook: 'Webhook UUID' },
+    body: RotateOutgoingWebhookSecretBody,
+    bodyOptional: true,
+    responses: {
+      200: { description: 'The endpoint with its new secret `whsec_…`, shown once', schema: CreatedOutgoingWebhookSchema },
+      422: { description: 'validation_failed: `graceSeconds` not an integer from 0 to 604800' },
+    },
+    handler: async (req, _reply, actor) =>
+      rotateOutgoingWebhookSecret(deps, actor, id(req), req.body as Static<typeof RotateOutgoingWebhookSecretBody> | undefined),
+  },
+  {
+    method: 'POST',
+    url: '/api/v1/webhooks/:webhook/deliveries/:delivery/resend',
+    operationId: 'resendOutgoingWebhookDelivery',
+    summary: "Send a delivery's event again now, once (the attempt is logged and answered)",
+    tag: 'Events',
+    auth: 'write',
+    params: { webhook: 'Webhook UUID', delivery: 'Delivery UUID' },
+    responses: {
+      201: { description: 'The new attempt, whatever the receiver answered', schema: OutgoingWebhookDeliverySchema },
+      409: { description: 'conflict: the event is no longer in the change log', schema: ProblemSchema },
+    },
+    async handler(req, reply, actor) {
+      reply.status(201);
+      return resendOutgoingDelivery(deps, actor, id(req), (req.params as { delivery: string }).delivery);
+    },
   },
 ];
