@@ -13,6 +13,7 @@ import * as m011 from './011_artifact_deployments.js';
 import * as m012 from './012_site_list_versions.js';
 import * as m013 from './013_events.js';
 import * as m014 from './014_outgoing_webhooks.js';
+import * as m015 from './015_webhook_provider_hooks.js';
 
 /** Numbered, forward-only; the same list for SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '012_site_list_versions': m012,
   '013_events': m013,
   '014_outgoing_webhooks': m014,
+  '015_webhook_provider_hooks': m015,
 };
