@@ -20,7 +20,7 @@ const webhookDetails = (w: Json) => {
     ['GitLab', urls?.gitlab],
     ['Bitbucket', urls?.bitbucket],
     ['Gitea/Forgejo', urls?.gitea],
-    ['Registered', registered ? `${registered.provider} ${registered.repository}` : null],
+    ['Registered', registered ? `${registered.provider} ${registered.repository} (hook ${registered.hook_id ?? '?'})` : null],
   ]);
 };
 
@@ -38,6 +38,21 @@ const deliveryTable = (rows: Json[]) =>
     ],
     rows,
     'No deliveries yet.',
+  );
+
+const removalTable = (rows: Json[]) =>
+  table(
+    [
+      { header: 'WHEN', value: (r) => String(r.created_at).replace('T', ' ').slice(0, 19) },
+      { header: 'PROVIDER', value: (r) => r.provider },
+      { header: 'REPOSITORY', value: (r) => r.repository },
+      { header: 'HOOK', value: (r) => r.provider_hook_id },
+      { header: 'CAUSE', value: (r) => r.cause },
+      { header: 'OUTCOME', value: (r) => (r.outcome === 'failed' ? statusText('failed') : r.outcome) },
+      { header: 'DETAIL', value: (r) => r.detail },
+    ],
+    rows,
+    'No hook removed at a provider.',
   );
 
 /** Push to deploy: a site's webhook, its rotation, its registration at the provider, its deliveries. */
@@ -82,8 +97,21 @@ export function webhookCommands(program: Command): void {
     );
   hook
     .command('disable <site>')
-    .description('Turn the webhook off: its secret and trigger URL stop working')
-    .action(async (site: string) => print(await client().deleteSiteWebhook(await siteRef(site))));
+    .description(
+      'Turn the webhook off: its secret and trigger URL stop working; a hook registered at the provider is deleted there',
+    )
+    .action(async (site: string) => {
+      const ref = await siteRef(site);
+      const before = (await client().getSiteWebhook(ref)) as Json;
+      const off = await client().deleteSiteWebhook(ref);
+      // The deletion at the provider is best effort: say how it went, a failure names the hook to delete by hand.
+      if (!before.registered) return print(off);
+      print((await client().listWebhookRemovals(ref)).slice(-1) as Json[], removalTable);
+    });
+  hook
+    .command('removals <site>')
+    .description('Deletions of the site’s hook at its provider, each with its outcome')
+    .action(async (site: string) => print((await client().listWebhookRemovals(await siteRef(site))) as Json[], removalTable));
   hook
     .command('deliveries <site>')
     .description('The last hooks received, each accepted, ignored or rejected with its reason')

@@ -39,7 +39,11 @@ export const ConfigureWebhookBody = T.Object(
           vcProfile: Uuid,
           repository: T.String({ minLength: 1, maxLength: 512, description: '<owner>/<repo> as the profile lists it' }),
         },
-        { additionalProperties: false, description: 'Also create the hook at the provider, through the profile’s token.' },
+        {
+          additionalProperties: false,
+          description:
+            'Also create the hook at the provider, through the profile’s token; when the site’s hook there was registered through this profile for this repository, it is updated (URL and secret) instead, never duplicated. A hook registered elsewhere before is deleted there (see …/webhook/removals).',
+        },
       ),
     ),
   },
@@ -66,13 +70,33 @@ export const WebhookSchema = T.Object({
   registered: nullable(
     T.Object(
       { provider: T.String(), repository: T.String(), hook_id: nullable(T.String()) },
-      { description: 'Created at the provider' },
+      {
+        description:
+          'Created at the provider. Rotating the secret gives it the new one there (through the profile it was created with); turning the webhook off or deleting the site deletes it there. Null again when the provider answered 404 for it on rotation (deleted by hand)',
+      },
     ),
   ),
   secret_rotated_at: nullable(T.String()),
   trigger_rotated_at: nullable(T.String()),
   created_at: nullable(T.String()),
   updated_at: nullable(T.String()),
+});
+
+export const WebhookRemovalSchema = T.Object({
+  uuid: Uuid,
+  provider: T.String(),
+  repository: T.String(),
+  provider_hook_id: T.String(),
+  cause: T.Union([T.Literal('disabled'), T.Literal('replaced'), T.Literal('site_deleted')], {
+    description:
+      'disabled: the webhook was turned off (DELETE …/webhook); replaced: registered again for another repository or through another profile; site_deleted',
+  }),
+  outcome: T.Union([T.Literal('removed'), T.Literal('already_gone'), T.Literal('failed')], {
+    description:
+      'already_gone: the provider answered 404; failed: the hook is still at the provider (it posts to a URL that answers 404), detail says why and which hook to delete by hand',
+  }),
+  detail: nullable(T.String()),
+  created_at: T.String(),
 });
 
 export const WEBHOOK_OUTCOMES = ['accepted', 'ignored', 'rejected'] as const;

@@ -204,6 +204,8 @@ export class SiteplaneClient {
   configureSiteWebhook = (site: string, body: Body<'setSiteWebhook'> = {}) => this.api.setSiteWebhook(site, body);
   deleteSiteWebhook = (site: string) => this.api.deleteSiteWebhook(site);
   listWebhookDeliveries = (site: string) => this.all((cursor) => this.api.listSiteWebhookDeliveries(site, { cursor }));
+  /** Deletions of the site's hook at its provider (webhook turned off, registered elsewhere), oldest first. */
+  listWebhookRemovals = (site: string) => this.all((cursor) => this.api.listSiteWebhookRemovals(site, { cursor }));
 
   // Outgoing webhooks: the team's events POSTed to a URL (the `whsec_…` secret is only in the create's answer).
   /** `{url, events: ['site.*', …], team?}` → the endpoint with its signing secret, shown this once. */

@@ -46,6 +46,7 @@ export const OPERATION_IDS = [
   'setSiteWebhook',
   'deleteSiteWebhook',
   'listSiteWebhookDeliveries',
+  'listSiteWebhookRemovals',
   'getSiteSource',
   'setSiteSource',
   'unbindSiteSource',
@@ -277,7 +278,7 @@ export class SiteplaneApi {
     return this.send({ operationId: 'setSiteWebhook', method: 'POST', path: `/api/v1/sites/${encodeURIComponent(site)}/webhook`, body, answer: 'json', options }) as Promise<Json<'setSiteWebhook', 200> | Json<'setSiteWebhook', 201>>;
   }
 
-  /** Turn the push webhook off (its secret and trigger URL stop working) (DELETE /api/v1/sites/{site}/webhook) */
+  /** Turn the push webhook off (its secret and trigger URL stop working); the hook registered at the provider is deleted there, best effort (see …/webhook/removals) (DELETE /api/v1/sites/{site}/webhook) */
   deleteSiteWebhook(site: string, options?: CallOptions): Promise<void> {
     return this.send({ operationId: 'deleteSiteWebhook', method: 'DELETE', path: `/api/v1/sites/${encodeURIComponent(site)}/webhook`, answer: 'empty', options }) as Promise<void>;
   }
@@ -285,6 +286,11 @@ export class SiteplaneApi {
   /** The last 100 hooks received for the site, each accepted, ignored or rejected with its reason (GET /api/v1/sites/{site}/webhook/deliveries) */
   listSiteWebhookDeliveries(site: string, query?: operations['listSiteWebhookDeliveries']['parameters']['query'], options?: CallOptions): Promise<Json<'listSiteWebhookDeliveries', 200>> {
     return this.send({ operationId: 'listSiteWebhookDeliveries', method: 'GET', path: `/api/v1/sites/${encodeURIComponent(site)}/webhook/deliveries`, query, answer: 'json', options }) as Promise<Json<'listSiteWebhookDeliveries', 200>>;
+  }
+
+  /** Deletions of the site’s hook at its provider (webhook turned off, registered elsewhere), each with its outcome (GET /api/v1/sites/{site}/webhook/removals) */
+  listSiteWebhookRemovals(site: string, query?: operations['listSiteWebhookRemovals']['parameters']['query'], options?: CallOptions): Promise<Json<'listSiteWebhookRemovals', 200>> {
+    return this.send({ operationId: 'listSiteWebhookRemovals', method: 'GET', path: `/api/v1/sites/${encodeURIComponent(site)}/webhook/removals`, query, answer: 'json', options }) as Promise<Json<'listSiteWebhookRemovals', 200>>;
   }
 
   /** The repository a site deploys from (GET /api/v1/sites/{site}/source) */

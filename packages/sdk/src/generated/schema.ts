@@ -416,7 +416,7 @@ export interface paths {
         put?: never;
         /** Create the push webhook, or rotate its secret and trigger URL, or change its branches */
         post: operations["setSiteWebhook"];
-        /** Turn the push webhook off (its secret and trigger URL stop working) */
+        /** Turn the push webhook off (its secret and trigger URL stop working); the hook registered at the provider is deleted there, best effort (see …/webhook/removals) */
         delete: operations["deleteSiteWebhook"];
         options?: never;
         head?: never;
@@ -432,6 +432,23 @@ export interface paths {
         };
         /** The last 100 hooks received for the site, each accepted, ignored or rejected with its reason */
         get: operations["listSiteWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/{site}/webhook/removals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Deletions of the site’s hook at its provider (webhook turned off, registered elsewhere), each with its outcome */
+        get: operations["listSiteWebhookRemovals"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1604,7 +1621,7 @@ export interface components {
             branches?: string[] | null;
             /** @description On a configured webhook, what to replace (default both; [] changes only `branches`). A new webhook gets both. */
             rotate?: ("secret" | "trigger_url")[];
-            /** @description Also create the hook at the provider, through the profile’s token. */
+            /** @description Also create the hook at the provider, through the profile’s token; when the site’s hook there was registered through this profile for this repository, it is updated (URL and secret) instead, never duplicated. A hook registered elsewhere before is deleted there (see …/webhook/removals). */
             register?: {
                 /** Format: uuid */
                 vcProfile: string;
@@ -3048,7 +3065,7 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
-            /** @description validation_failed: every invalid field, with its path (`register.vcProfile` not_found / not_applicable) */
+            /** @description validation_failed: every invalid field, with its path (`register.vcProfile` not_found / not_applicable; `register` required when rotating the secret of a hook registered through a profile since deleted) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3057,7 +3074,7 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
-            /** @description provider_auth_failed: the provider refused the profile's token (it needs the right to manage hooks) */
+            /** @description provider_auth_failed: the provider refused the profile's token (it needs the right to manage hooks); on rotation nothing changed, the old secret still works on both sides */
             424: {
                 headers: {
                     [name: string]: unknown;
@@ -3155,6 +3172,58 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["WebhookDelivery"][];
+                        meta: components["schemas"]["ListMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Problem"];
+            /** @description Unknown, deleted or another tenant’s site */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listSiteWebhookRemovals: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Site UUID */
+                site: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Oldest first; a failed one names the hook still at the provider, to delete by hand */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            uuid: string;
+                            provider: string;
+                            repository: string;
+                            provider_hook_id: string;
+                            /** @description disabled: the webhook was turned off (DELETE …/webhook); replaced: registered again for another repository or through another profile; site_deleted */
+                            cause: "disabled" | "replaced" | "site_deleted";
+                            /** @description already_gone: the provider answered 404; failed: the hook is still at the provider (it posts to a URL that answers 404), detail says why and which hook to delete by hand */
+                            outcome: "removed" | "already_gone" | "failed";
+                            detail: string | null;
+                            created_at: string;
+                        }[];
                         meta: components["schemas"]["ListMeta"];
                     };
                 };

@@ -45,6 +45,8 @@ import { SiteListCache } from '../use-cases/sites/site-list-cache.js';
 import { siteTls } from '../use-cases/ssl/site-tls.js';
 import { type TlsSettings, tlsSettingsFrom } from '../use-cases/ssl/tls-settings.js';
 import { providerFetch } from '../use-cases/vc-profiles/provider-fetch.js';
+import { providerHooks } from '../use-cases/webhooks/provider-hook.js';
+import { webhookCleanup } from '../use-cases/webhooks/webhook-cleanup.js';
 import { AcmeOrderLog } from './acme-order-log.js';
 import { type Clock, systemClock } from './clock.js';
 import { type Config, sqliteFile } from './config.js';
@@ -184,7 +186,9 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     },
   };
   jobDeps.deploySlots = new DeploySlots(jobDeps.locks, config.deploysPerServer);
-  jobDeps.afterDelete = deployKeyCleanup({ db: storage.db, secrets, clock, fetch: providerFetch(egress) });
+  const keyCleanup = deployKeyCleanup({ db: storage.db, secrets, clock, fetch: providerFetch(egress) });
+  const hookCleanup = webhookCleanup(storage.db, providerHooks(useCases));
+  jobDeps.afterDelete = async (site) => [...(await keyCleanup(site)), ...(await hookCleanup(site))];
   jobDeps.extension = siteTls({
     db: storage.db,
     dialect: storage.dialect,

@@ -229,6 +229,8 @@ export interface Database {
     branches: string | null;
     /** JSON {provider, repository, hook_id} when the hook was created at the provider. */
     registered: string | null;
+    /** Migration 015: the profile the registered hook was created through (null: none, or before 015). */
+    vc_profile_uuid: string | null;
     secret_rotated_at: string;
     trigger_rotated_at: string;
     created_at: string;
@@ -332,6 +334,19 @@ export interface Database {
     repository: string;
     provider_key_id: string;
     cause: 'unbound' | 'rebound' | 'site_deleted';
+    outcome: 'removed' | 'already_gone' | 'failed';
+    detail: string | null;
+    created_at: string;
+  };
+  /** Migration 015: every removal of a site's push webhook at its provider, with its outcome. */
+  webhook_removals: {
+    uuid: string;
+    site_uuid: string;
+    vc_profile_uuid: string | null;
+    provider: string;
+    repository: string;
+    provider_hook_id: string;
+    cause: 'disabled' | 'replaced' | 'site_deleted';
     outcome: 'removed' | 'already_gone' | 'failed';
     detail: string | null;
     created_at: string;

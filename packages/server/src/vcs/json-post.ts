@@ -1,5 +1,5 @@
 /**
- * One POST of a JSON body (or one DELETE) to a hosted provider's API, for the few writes Siteplane
+ * One POST, PATCH or PUT of a JSON body (or one DELETE) to a hosted provider's API, for the few writes Siteplane
  * makes there (a repository webhook, a deploy key). The same rules as the reading client (json-client.ts): the
  * profile's auth headers, a timeout, the answer read capped, failures mapped to VcsError with the
  * token scrubbed, and no redirect followed (a write is not replayed to another address).
@@ -33,6 +33,11 @@ export async function postJson(target: PostTarget, path: string, body: unknown):
   }
 }
 
+/** PATCH or PUT of a JSON body to one resource (an edit); the answer's body is not read further. */
+export async function sendJson(target: PostTarget, method: 'PATCH' | 'PUT', path: string, body: unknown): Promise<void> {
+  await send(target, method, path, body);
+}
+
 /** DELETE of one resource; any 2xx (204 as documented) is done, a 404 a VcsError `not_found`. */
 export async function deleteAt(target: PostTarget, path: string): Promise<void> {
   await send(target, 'DELETE', path, undefined);
@@ -40,7 +45,7 @@ export async function deleteAt(target: PostTarget, path: string): Promise<void> 
 
 async function send(
   target: PostTarget,
-  method: 'POST' | 'DELETE',
+  method: 'POST' | 'PATCH' | 'PUT' | 'DELETE',
   path: string,
   body: unknown,
 ): Promise<{ response: Response; text: string }> {

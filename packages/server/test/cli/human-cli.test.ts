@@ -255,6 +255,9 @@ describe(`siteplane for people, in a terminal (${TEST_DB})`, { timeout: 180_000 
 
     const off = await term.run([...CLI, 'webhook', 'disable', 'app.example.com'], env());
     expect(off.code, off.text).toBe(0);
+    // Not registered at a provider: nothing was removed there.
+    const removals = await term.run([...CLI, 'webhook', 'removals', 'app.example.com'], env());
+    expect(removals.text).toContain('No hook removed at a provider.');
     expect(
       (await api('GET', `/api/v1/sites/${(await api('GET', `/api/v1/sites?server=${demo}`)).data[0].uuid}/webhook`)).enabled,
     ).toBe(false);

@@ -14,6 +14,7 @@ import * as m012 from './012_site_list_versions.js';
 import * as m013 from './013_events.js';
 import * as m014 from './014_outgoing_webhooks.js';
 import * as m015 from './015_outgoing_webhook_controls.js';
+import * as m016 from './016_webhook_provider_hooks.js';
 
 /** Numbered, forward-only; the same list for SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '013_events': m013,
   '014_outgoing_webhooks': m014,
   '015_outgoing_webhook_controls': m015,
+  '016_webhook_provider_hooks': m016,
 };

@@ -6,9 +6,6 @@
  * why, and the user adds the public key by hand. A removal is best effort and always recorded
  * (deploy_key_removals), so a key left at the provider is known.
  */
-import type { Kysely } from 'kysely';
-import type { Clock } from '../../app/clock.js';
-import type { SecretBox } from '../../crypto/secret-box.js';
 import type { Actor } from '../../domain/auth/actor.js';
 import { keyset } from '../../storage/paging.js';
 import type { Database } from '../../storage/schema.js';
@@ -18,6 +15,7 @@ import { VcsError, type VcsProfileConfig, type VcsProviderName } from '../../vcs
 import type { UseCaseDeps } from '../deps.js';
 import { type PageRequest, toPage } from '../pagination.js';
 import { providerFetch } from '../vc-profiles/provider-fetch.js';
+import { type RemovalDeps, removeAtProvider } from '../vc-profiles/remove-at-provider.js';
 import { vcsDomainError } from '../vc-profiles/vcs-errors.js';
 import { deployableSite } from './deploy-site.js';
 
@@ -61,12 +59,7 @@ export async function registerDeployKey(
   }
 }
 
-export interface RemovalDeps {
-  db: Kysely<Database>;
-  secrets: SecretBox;
-  clock: Clock;
-  fetch: typeof fetch;
-}
+export type { RemovalDeps };
 
 type RegisteredKey = Pick<
   Database['site_sources'],
@@ -85,33 +78,12 @@ export async function removeRegisteredKey(
 ): Promise<{ outcome: Database['deploy_key_removals']['outcome']; detail: string | null } | null> {
   const keyId = source.deploy_key_provider_id;
   if (!keyId) return null;
-  let outcome: Database['deploy_key_removals']['outcome'];
-  let detail: string | null = null;
-  const profile = await deps.db
-    .selectFrom('vc_profiles')
-    .selectAll()
-    .where('uuid', '=', source.vc_profile_uuid)
-    .executeTakeFirst();
-  if (!profile?.token_enc) {
-    outcome = 'failed';
-    detail = `the version-control profile it was registered with is gone; remove deploy key ${keyId} from ${source.repository} by hand`;
-  } else {
-    const config: VcsProfileConfig = {
-      provider: profile.provider as VcsProviderName,
-      baseUrl: profile.base_url,
-      token: deps.secrets.open(profile.token_enc),
-      repositories: [],
-    };
-    try {
-      await removeDeployKey(config, { repository: source.repository, id: keyId }, { fetch: deps.fetch });
-      outcome = 'removed';
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      // 404: the key (or the repository) is gone already, e.g. removed by hand.
-      outcome = error instanceof VcsError && error.kind === 'not_found' ? 'already_gone' : 'failed';
-      detail = outcome === 'failed' ? `${message}; remove deploy key ${keyId} from ${source.repository} by hand` : message;
-    }
-  }
+  const { outcome, detail } = await removeAtProvider(
+    deps,
+    source.vc_profile_uuid,
+    `remove deploy key ${keyId} from ${source.repository}`,
+    (config) => removeDeployKey(config, { repository: source.repository, id: keyId }, { fetch: deps.fetch }),
+  );
   const now = deps.clock.now();
   await deps.db
     .insertInto('deploy_key_removals')

@@ -5,20 +5,12 @@ import { DomainError } from '../../domain/errors.js';
 import type { Database } from '../../storage/schema.js';
 import type { UseCaseDeps } from '../deps.js';
 import { hookUrls, triggerUrl } from './hook-urls.js';
+import type { ProviderHooks, RegisteredHook } from './provider-hook.js';
 import { siteOfActor } from './site-of-actor.js';
 import { newHookSecret, newTriggerToken } from './webhook-secrets.js';
 
 type Row = Database['site_webhooks'];
 type Body = Static<typeof ConfigureWebhookBody>;
-
-/** Creates the hook at the provider (issue 11 item 6); wired in app/ when the profile's token allows. */
-export type RegisterHook = (input: {
-  actor: Actor;
-  vcProfile: string;
-  repository: string;
-  url: (provider: string) => string;
-  secret: string;
-}) => Promise<{ provider: string; repository: string; hook_id: string | null }>;
 
 export interface WebhookRecord {
   site: string;
@@ -52,10 +44,10 @@ export async function configureWebhook(
   siteUuid: string,
   body: Body,
   origin: string,
-  registerHook: RegisterHook | null,
+  hooks: ProviderHooks | null,
 ): Promise<{ created: boolean; record: WebhookRecord }> {
   const site = await siteOfActor(deps, actor, siteUuid);
-  if (body.register && !registerHook)
+  if (body.register && !hooks)
     throw new DomainError('not_implemented', 'Registering the hook at the provider is not available in this Siteplane.');
   const now = deps.clock.now().toISOString();
   const existing = await deps.db.selectFrom('site_webhooks').selectAll().where('site_uuid', '=', site.uuid).executeTakeFirst();
@@ -64,17 +56,27 @@ export async function configureWebhook(
   const trigger = rotate.has('trigger_url') ? newTriggerToken() : null;
   const branches =
     body.branches === undefined ? (existing?.branches ?? null) : body.branches === null ? null : JSON.stringify(body.branches);
-  const registered =
-    body.register && registerHook
-      ? await registerHook({
-          actor,
-          vcProfile: body.register.vcProfile,
-          repository: body.register.repository,
-          url: (provider) => hookUrls(origin, site.uuid)[provider as 'github'] ?? '',
-          secret: secret ?? deps.secrets.open((existing as Row).secret_enc),
-        })
-      : null;
-  const registeredJson = registered ? JSON.stringify(registered) : (existing?.registered ?? null);
+  const url = (provider: string) => hookUrls(origin, site.uuid)[provider as 'github'] ?? '';
+  const current = existing ? registeredOf(existing) : null;
+  let registered: RegisteredHook | null = current;
+  let replaces: RegisteredHook | null = null;
+  if (body.register && hooks) {
+    // Creates the hook, or gives the site's existing one there the (new) secret: never a second.
+    ({ registered, replaces } = await hooks.register({
+      actor,
+      vcProfile: body.register.vcProfile,
+      repository: body.register.repository,
+      url,
+      secret: secret ?? deps.secrets.open((existing as Row).secret_enc),
+      current,
+    }));
+  } else if (secret && current?.hook_id && hooks) {
+    // The provider must sign with the new secret from now on, or every push would be rejected.
+    if ((await hooks.updateSecret(current, url, secret)) === 'gone') registered = null;
+  }
+  const registeredJson = registered
+    ? JSON.stringify({ provider: registered.provider, repository: registered.repository, hook_id: registered.hook_id })
+    : null;
   let row: Row;
   if (existing) {
     row = {
@@ -83,6 +85,7 @@ export async function configureWebhook(
       ...(trigger ? { trigger_hash: trigger.hash, trigger_rotated_at: now } : {}),
       branches,
       registered: registeredJson,
+      vc_profile_uuid: registered?.vc_profile_uuid ?? null,
       updated_at: now,
     };
     await deps.db
@@ -92,6 +95,7 @@ export async function configureWebhook(
         trigger_hash: row.trigger_hash,
         branches: row.branches,
         registered: row.registered,
+        vc_profile_uuid: row.vc_profile_uuid,
         secret_rotated_at: row.secret_rotated_at,
         trigger_rotated_at: row.trigger_rotated_at,
         updated_at: now,
@@ -106,6 +110,7 @@ export async function configureWebhook(
       trigger_hash: (trigger as { hash: string }).hash,
       branches,
       registered: registeredJson,
+      vc_profile_uuid: registered?.vc_profile_uuid ?? null,
       secret_rotated_at: now,
       trigger_rotated_at: now,
       created_at: now,
@@ -120,13 +125,29 @@ export async function configureWebhook(
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0)
       throw new DomainError('conflict', 'The webhook was created by another request at the same time; retry to rotate it.');
   }
+  // Registered for another repository or through another profile: the earlier hook would keep
+  // posting with a secret it shares with the new one; it is removed (best effort, recorded).
+  if (replaces && hooks) await hooks.remove(site.uuid, replaces, 'replaced');
   return { created: !existing, record: record(site.uuid, row, origin, { secret, trigger: trigger?.token ?? null }) };
 }
 
-/** DELETE /api/v1/sites/<uuid>/webhook: hooks to the site answer as for an unknown site from now on. */
-export async function deleteWebhook(deps: UseCaseDeps, actor: Actor, siteUuid: string): Promise<void> {
+/**
+ * DELETE /api/v1/sites/<uuid>/webhook: hooks to the site answer as for an unknown site from now on,
+ * and the hook registered at the provider is deleted there (best effort: the outcome is recorded in
+ * webhook_removals; turning the webhook off succeeds either way).
+ */
+export async function deleteWebhook(deps: UseCaseDeps, actor: Actor, siteUuid: string, hooks: ProviderHooks): Promise<void> {
   const site = await siteOfActor(deps, actor, siteUuid);
-  await deps.db.deleteFrom('site_webhooks').where('site_uuid', '=', site.uuid).execute();
+  const removed = await deps.db.deleteFrom('site_webhooks').where('site_uuid', '=', site.uuid).returningAll().execute();
+  const registered = removed[0] ? registeredOf(removed[0]) : null;
+  if (registered?.hook_id) await hooks.remove(site.uuid, registered, 'disabled');
+}
+
+/** The hook created at the provider, if any, with the profile it was created through. */
+export function registeredOf(row: Pick<Row, 'registered' | 'vc_profile_uuid'>): RegisteredHook | null {
+  if (!row.registered) return null;
+  const kept = JSON.parse(row.registered) as Omit<RegisteredHook, 'vc_profile_uuid'>;
+  return { ...kept, vc_profile_uuid: row.vc_profile_uuid };
 }
 
 function record(

@@ -9,6 +9,7 @@
 import type { IncomingMessage } from 'node:http';
 import { bitbucketDeployKeys } from './deploy-key-endpoints.js';
 import { type FixtureRepo, findRepo, fullName, type VcsFixture } from './fixture.js';
+import { editHooks } from './hook-edit-endpoints.js';
 import { bitbucketCreateHook } from './hook-endpoints.js';
 import { conditional, header, intParam, RateBudget, type StandinResponse, StandinServer, slice } from './standin-server.js';
 
@@ -24,7 +25,10 @@ const NO_ACCESS =
 export async function startBitbucketStandin(fixture: VcsFixture): Promise<BitbucketStandin> {
   const budget = new RateBudget();
   const server = await StandinServer.start((request, url, body) => {
-    const created = bitbucketCreateHook(fixture, request, url, body) ?? bitbucketDeployKeys(fixture, request, url, body);
+    const created =
+      bitbucketCreateHook(fixture, request, url, body) ??
+      editHooks('bitbucket')(fixture, request, url, body) ??
+      bitbucketDeployKeys(fixture, request, url, body);
     if (created) return created;
     const answer = conditional(request, route(fixture, budget, request, url), false);
     if (answer.status < 400 && Number.isFinite(budget.remaining)) budget.spend();

@@ -9,6 +9,7 @@
 import type { IncomingMessage } from 'node:http';
 import { giteaDeployKeys } from './deploy-key-endpoints.js';
 import { type FixtureRepo, findRepo, fullName, type VcsFixture } from './fixture.js';
+import { editHooks } from './hook-edit-endpoints.js';
 import { giteaCreateHook } from './hook-endpoints.js';
 import { header, intParam, pageLinks, RateBudget, type StandinResponse, StandinServer, slice } from './standin-server.js';
 
@@ -21,7 +22,10 @@ export interface GiteaStandin {
 export async function startGiteaStandin(fixture: VcsFixture): Promise<GiteaStandin> {
   const budget = new RateBudget();
   const server = await StandinServer.start((request, url, body) => {
-    const created = giteaCreateHook(fixture, request, url, body) ?? giteaDeployKeys(fixture, request, url, body);
+    const created =
+      giteaCreateHook(fixture, request, url, body) ??
+      editHooks('gitea')(fixture, request, url, body) ??
+      giteaDeployKeys(fixture, request, url, body);
     if (created) return created;
     const answer = route(fixture, budget, request, url);
     if (answer.status < 400 && Number.isFinite(budget.remaining)) budget.spend();

@@ -9,6 +9,7 @@
 import type { IncomingMessage } from 'node:http';
 import { githubDeployKeys } from './deploy-key-endpoints.js';
 import { type FixtureRepo, findRepo, fullName, type VcsFixture } from './fixture.js';
+import { editHooks } from './hook-edit-endpoints.js';
 import { githubCreateHook } from './hook-endpoints.js';
 import {
   conditional,
@@ -33,7 +34,10 @@ export interface GitHubStandin {
 export async function startGitHubStandin(fixture: VcsFixture): Promise<GitHubStandin> {
   const budget = new RateBudget();
   const server = await StandinServer.start((request, url, body) => {
-    const created = githubCreateHook(fixture, request, url, body) ?? githubDeployKeys(fixture, request, url, body);
+    const created =
+      githubCreateHook(fixture, request, url, body) ??
+      editHooks('github')(fixture, request, url, body) ??
+      githubDeployKeys(fixture, request, url, body);
     if (created) return created;
     const answer = route(fixture, budget, request, url);
     const final = conditional(request, answer, false);

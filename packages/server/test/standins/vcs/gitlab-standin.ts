@@ -10,6 +10,7 @@
 import type { IncomingMessage } from 'node:http';
 import { gitlabDeployKeys } from './deploy-key-endpoints.js';
 import { type FixtureRepo, fullName, type VcsFixture } from './fixture.js';
+import { editHooks } from './hook-edit-endpoints.js';
 import { gitlabCreateHook } from './hook-endpoints.js';
 import {
   conditional,
@@ -35,7 +36,10 @@ export async function startGitLabStandin(
 ): Promise<GitLabStandin> {
   const budget = new RateBudget();
   const server = await StandinServer.start((request, url, body) => {
-    const created = gitlabCreateHook(fixture, request, url, body) ?? gitlabDeployKeys(fixture, request, url, body);
+    const created =
+      gitlabCreateHook(fixture, request, url, body) ??
+      editHooks('gitlab')(fixture, request, url, body) ??
+      gitlabDeployKeys(fixture, request, url, body);
     if (created) return created;
     const answer = conditional(request, route(fixture, budget, request, url), true);
     if (answer.status < 400 && Number.isFinite(budget.remaining)) budget.spend();

@@ -31,7 +31,8 @@ export interface CreatedHook {
   sent: Record<string, unknown>;
 }
 
-export type HookFixture = VcsFixture & { hooks?: CreatedHook[] };
+/** `hooksCreated` counts every hook ever created, so ids stay unique once some are deleted. */
+export type HookFixture = VcsFixture & { hooks?: CreatedHook[]; hooksCreated?: number };
 
 type Json = Record<string, unknown>;
 
@@ -47,6 +48,7 @@ function parse(body: string): Json | null {
 function keep(fixture: HookFixture, hook: CreatedHook): void {
   fixture.hooks ??= [];
   fixture.hooks.push(hook);
+  fixture.hooksCreated = (fixture.hooksCreated ?? 0) + 1;
 }
 
 const bearerOrToken = (request: IncomingMessage) =>
@@ -74,7 +76,7 @@ export function githubCreateHook(fixture: HookFixture, request: IncomingMessage,
         errors: [{ resource: 'Hook', code: 'custom', message: 'Hook already exists on this repository' }],
       },
     };
-  const id = String(100_000 + (fixture.hooks?.length ?? 0));
+  const id = String(100_000 + (fixture.hooksCreated ?? 0));
   const events = Array.isArray(sent.events) ? (sent.events as string[]) : ['push'];
   keep(fixture, {
     provider: 'github',
@@ -111,7 +113,7 @@ export function gitlabCreateHook(fixture: HookFixture, request: IncomingMessage,
   if (!repo) return { status: 404, body: { message: '404 Project Not Found' } };
   const sent = parse(body);
   if (!sent || typeof sent.url !== 'string') return { status: 400, body: { error: 'url is missing' } };
-  const id = String(200 + (fixture.hooks?.length ?? 0));
+  const id = String(200 + (fixture.hooksCreated ?? 0));
   keep(fixture, {
     provider: 'gitlab',
     repository: fullName(repo),
@@ -204,7 +206,7 @@ export function giteaCreateHook(fixture: HookFixture, request: IncomingMessage, 
     typeof config.content_type !== 'string'
   )
     return { status: 422, body: { message: '[Type]: Required; [Config]: url and content_type are required' } };
-  const id = String(300 + (fixture.hooks?.length ?? 0));
+  const id = String(300 + (fixture.hooksCreated ?? 0));
   const events = Array.isArray(sent.events) ? (sent.events as string[]) : ['push'];
   keep(fixture, {
     provider: 'gitea',

@@ -5,12 +5,14 @@ import {
   listOf,
   ProblemSchema,
   WebhookDeliverySchema,
+  WebhookRemovalSchema,
   WebhookSchema,
 } from '@siteplane/contract';
 import type { FastifyRequest } from 'fastify';
 import type { UseCaseDeps } from '../../../use-cases/deps.js';
 import { listDeliveries } from '../../../use-cases/webhooks/list-deliveries.js';
-import { registerHookAtProvider } from '../../../use-cases/webhooks/register-at-provider.js';
+import { listWebhookRemovals } from '../../../use-cases/webhooks/list-removals.js';
+import { providerHooks } from '../../../use-cases/webhooks/provider-hook.js';
 import { configureWebhook, deleteWebhook, getWebhook } from '../../../use-cases/webhooks/webhook-config.js';
 import type { RouteDef } from '../../route.js';
 import { assertMatches } from '../../validate-schema.js';
@@ -72,11 +74,13 @@ export const webhookRoutes = (deps: UseCaseDeps): RouteDef[] => [
       },
       409: { description: 'conflict: another request created the webhook at the same moment; retry', schema: ProblemSchema },
       422: {
-        description: 'validation_failed: every invalid field, with its path (`register.vcProfile` not_found / not_applicable)',
+        description:
+          'validation_failed: every invalid field, with its path (`register.vcProfile` not_found / not_applicable; `register` required when rotating the secret of a hook registered through a profile since deleted)',
         schema: ProblemSchema,
       },
       424: {
-        description: "provider_auth_failed: the provider refused the profile's token (it needs the right to manage hooks)",
+        description:
+          "provider_auth_failed: the provider refused the profile's token (it needs the right to manage hooks); on rotation nothing changed, the old secret still works on both sides",
         schema: ProblemSchema,
       },
       429: {
@@ -96,7 +100,7 @@ export const webhookRoutes = (deps: UseCaseDeps): RouteDef[] => [
         StrictBody,
         body !== null && typeof body === 'object' && body.branches === null ? { ...body, branches: undefined } : body,
       );
-      const result = await configureWebhook(deps, actor, site(req), body, originOf(deps, req), registerHookAtProvider(deps));
+      const result = await configureWebhook(deps, actor, site(req), body, originOf(deps, req), providerHooks(deps));
       reply.status(result.created ? 201 : 200);
       return result.record;
     },
@@ -105,13 +109,14 @@ export const webhookRoutes = (deps: UseCaseDeps): RouteDef[] => [
     method: 'DELETE',
     url: '/api/v1/sites/:site/webhook',
     operationId: 'deleteSiteWebhook',
-    summary: 'Turn the push webhook off (its secret and trigger URL stop working)',
+    summary:
+      'Turn the push webhook off (its secret and trigger URL stop working); the hook registered at the provider is deleted there, best effort (see …/webhook/removals)',
     tag: 'Deployments',
     auth: 'write',
     params: { site: 'Site UUID' },
     responses: { 204: { description: 'Off' }, 404: NOT_FOUND },
     async handler(req, reply, actor) {
-      await deleteWebhook(deps, actor, site(req));
+      await deleteWebhook(deps, actor, site(req), providerHooks(deps));
       return reply.status(204).send();
     },
   },
@@ -126,5 +131,23 @@ export const webhookRoutes = (deps: UseCaseDeps): RouteDef[] => [
     params: { site: 'Site UUID' },
     responses: { 200: { description: 'Deliveries, oldest first', schema: listOf(WebhookDeliverySchema) }, 404: NOT_FOUND },
     handler: (req, reply, actor) => paged(req, reply, (page) => listDeliveries(deps, actor, site(req), page)),
+  },
+  {
+    method: 'GET',
+    url: '/api/v1/sites/:site/webhook/removals',
+    operationId: 'listSiteWebhookRemovals',
+    query: PAGE_QUERY,
+    summary: 'Deletions of the site’s hook at its provider (webhook turned off, registered elsewhere), each with its outcome',
+    tag: 'Deployments',
+    auth: 'read',
+    params: { site: 'Site UUID' },
+    responses: {
+      200: {
+        description: 'Oldest first; a failed one names the hook still at the provider, to delete by hand',
+        schema: listOf(WebhookRemovalSchema),
+      },
+      404: NOT_FOUND,
+    },
+    handler: (req, reply, actor) => paged(req, reply, (page) => listWebhookRemovals(deps, actor, site(req), page)),
   },
 ];
