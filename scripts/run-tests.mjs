@@ -147,7 +147,7 @@ const vitest = async (name, paths, env, extra = []) => {
 const FRESH = 'packages/server/test/system/fresh';
 // The fresh suites spend their time waiting on their hosts (apt, npm): each file runs in a worker
 // of its own, on a host of its own, side by side.
-const SIDE_BY_SIDE = ['--maxWorkers=3', '--minWorkers=1'];
+const SIDE_BY_SIDE = ['--maxWorkers=4', '--minWorkers=1'];
 const hostEnv = { SITEPLANE_TEST_HOST: HOST, SITEPLANE_TEST_HOST_OS: hostOs };
 if (freshOnly) {
   if (system) await vitest(`fresh-${hostOs}`, [FRESH], { SITEPLANE_SYSTEM_TESTS: '1', ...hostEnv }, SIDE_BY_SIDE);

@@ -7,10 +7,10 @@ import { detectFacts } from '../../../src/provisioning/detect-facts.js';
 import type { ProvisionedSite } from '../../../src/provisioning/step.js';
 import { createToken } from '../../../src/storage/tokens.js';
 import { makeContext } from '../../provisioning/support/context.js';
-import { hostExecutor, requireTestHost } from '../support/test-host.js';
-import { commitAndPush } from './support/git-work-tree.js';
-import { describeOperation, Harness, type JsonBody, removeSystemUser, runId } from './support/harness.js';
-import { curlSite, curlUntil, mustRun, pathKind, run, useHost } from './support/host.js';
+import { commitAndPush } from '../sites/support/git-work-tree.js';
+import { describeOperation, Harness, type JsonBody, removeSystemUser, runId } from '../sites/support/harness.js';
+import { curlSite, curlUntil, mustRun, pathKind, run, useHost } from '../sites/support/host.js';
+import { hostExecutor, startTestHost, stopTestHost } from '../support/test-host.js';
 
 /**
  * Issue 11 item 7: the per-type defaults with real apps from a real repository, through the API,
@@ -24,7 +24,10 @@ import { curlSite, curlUntil, mustRun, pathKind, run, useHost } from './support/
  *   committed lock, `next build`, run by PM2. (Nuxt is not deployed here: one framework's install and
  *   build already take minutes on a loaded CI machine; Nuxt uses the same steps with its own entry.)
  */
-const host = requireTestHost();
+// A pristine host of its own (test-host.sh index 10), so this suite runs beside the other fresh
+// suites (run-tests.mjs) instead of after them on the shared host.
+const HOST = 'realapps';
+const host = startTestHost(HOST, { index: 10 });
 useHost(host);
 const id = runId();
 const user = `spr${id}`;
@@ -32,7 +35,7 @@ const GIT_BASE = `/srv/siteplane-apps-git-${id}`;
 const WORK = `/srv/siteplane-apps-work-${id}`;
 // Not deploy-end-to-end's 9418: both may run at once on the shared host.
 const GIT_PORT = 9420;
-const FIXTURES = join(import.meta.dirname, 'fixtures');
+const FIXTURES = join(import.meta.dirname, '../sites/fixtures');
 const domain = (label: string) => `${label}-${id}.siteplane.test`;
 const figures: Record<string, unknown> = {};
 
@@ -146,6 +149,7 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
       await h?.stop();
       await removeSystemUser(user, id).catch(() => undefined);
       await run('rm', ['-rf', '--', GIT_BASE, WORK]);
+      stopTestHost(HOST);
     }, 600_000);
 
     it('creates a Laravel and a Next SSR site, binds them to a git profile and sets their variables', async () => {

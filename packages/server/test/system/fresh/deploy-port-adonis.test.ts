@@ -6,10 +6,10 @@ import { detectFacts } from '../../../src/provisioning/detect-facts.js';
 import type { ProvisionedSite } from '../../../src/provisioning/step.js';
 import { createToken } from '../../../src/storage/tokens.js';
 import { makeContext } from '../../provisioning/support/context.js';
-import { hostExecutor, requireTestHost } from '../support/test-host.js';
-import { commitAndPush } from './support/git-work-tree.js';
-import { describeOperation, Harness, type JsonBody, removeSystemUser, runId } from './support/harness.js';
-import { curlSite, curlUntil, freePort, mustRun, pathKind, pm2List, run, useHost } from './support/host.js';
+import { commitAndPush } from '../sites/support/git-work-tree.js';
+import { describeOperation, Harness, type JsonBody, removeSystemUser, runId } from '../sites/support/harness.js';
+import { curlSite, curlUntil, freePort, mustRun, pathKind, pm2List, run, useHost } from '../sites/support/host.js';
+import { hostExecutor, startTestHost, stopTestHost } from '../support/test-host.js';
 
 /**
  * Issue 11 item 7, Generic Port and Adonis with real apps from a real repository, through the API,
@@ -25,7 +25,10 @@ import { curlSite, curlUntil, freePort, mustRun, pathKind, pm2List, run, useHost
  *   app's own variables from Siteplane's environment (Adonis validates them at boot); a second deploy
  *   and a rollback.
  */
-const host = requireTestHost();
+// A pristine host of its own (test-host.sh index 12), so this suite runs beside the other fresh
+// suites (run-tests.mjs) instead of after them on the shared host.
+const HOST = 'portapps';
+const host = startTestHost(HOST, { index: 12 });
 useHost(host);
 const id = runId();
 const user = `spg${id}`;
@@ -33,7 +36,7 @@ const GIT_BASE = `/srv/siteplane-port-git-${id}`;
 const WORK = `/srv/siteplane-port-work-${id}`;
 // Not deploy-end-to-end's 9418 nor deploy-real-apps' 9420: they may run at once on the shared host.
 const GIT_PORT = 9421;
-const FIXTURES = join(import.meta.dirname, 'fixtures');
+const FIXTURES = join(import.meta.dirname, '../sites/fixtures');
 const domain = (label: string) => `${label}-${id}.siteplane.test`;
 const figures: Record<string, unknown> = {};
 const START = 'exec node server.mjs --label "$SITE_LABEL two"';
@@ -161,6 +164,7 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
       await h?.stop();
       await removeSystemUser(user, id).catch(() => undefined);
       await run('rm', ['-rf', '--', GIT_BASE, WORK]);
+      stopTestHost(HOST);
     }, 600_000);
 
     it('creates a Generic Port and an Adonis site and binds them to a git profile; Generic Port asks for its start command', async () => {

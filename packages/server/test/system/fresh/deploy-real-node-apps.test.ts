@@ -6,10 +6,10 @@ import { detectFacts } from '../../../src/provisioning/detect-facts.js';
 import type { ProvisionedSite } from '../../../src/provisioning/step.js';
 import { createToken } from '../../../src/storage/tokens.js';
 import { makeContext } from '../../provisioning/support/context.js';
-import { hostExecutor, requireTestHost } from '../support/test-host.js';
-import { commitAndPush } from './support/git-work-tree.js';
-import { describeOperation, Harness, type JsonBody, removeSystemUser, runId } from './support/harness.js';
-import { curlSite, curlUntil, type HttpAnswer, mustRun, pathKind, run, useHost } from './support/host.js';
+import { commitAndPush } from '../sites/support/git-work-tree.js';
+import { describeOperation, Harness, type JsonBody, removeSystemUser, runId } from '../sites/support/harness.js';
+import { curlSite, curlUntil, type HttpAnswer, mustRun, pathKind, run, useHost } from '../sites/support/host.js';
+import { hostExecutor, startTestHost, stopTestHost } from '../support/test-host.js';
 
 /**
  * Issue 11 item 7, the Node types with real apps from a real repository, through the API, on the
@@ -26,7 +26,10 @@ import { curlSite, curlUntil, type HttpAnswer, mustRun, pathKind, run, useHost }
  * run-time variable) deployed, rollback to v1. All sites belong to one system user, so every
  * `npm ci` after the first shares its npm cache (~/.npm).
  */
-const host = requireTestHost();
+// A pristine host of its own (test-host.sh index 11), so this suite runs beside the other fresh
+// suites (run-tests.mjs) instead of after them on the shared host.
+const HOST = 'nodeapps';
+const host = startTestHost(HOST, { index: 11 });
 useHost(host);
 const id = runId();
 const user = `spn${id}`;
@@ -34,7 +37,7 @@ const GIT_BASE = `/srv/siteplane-node-apps-git-${id}`;
 const WORK = `/srv/siteplane-node-apps-work-${id}`;
 // Not the other deploy suites' ports (9418, 9420): they may run at once on the shared host.
 const GIT_PORT = 9427;
-const FIXTURES = join(import.meta.dirname, 'fixtures');
+const FIXTURES = join(import.meta.dirname, '../sites/fixtures');
 const domain = (label: string) => `${label}-${id}.siteplane.test`;
 const figures: Record<string, unknown> = {};
 
@@ -166,6 +169,7 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
       await h?.stop();
       await removeSystemUser(user, id).catch(() => undefined);
       await run('rm', ['-rf', '--', GIT_BASE, WORK]);
+      stopTestHost(HOST);
     }, 600_000);
 
     it('creates the five sites, pushes v1 of each app and binds each site to its repository', async () => {
