@@ -16,7 +16,7 @@ SSH_PORT="${SITEPLANE_TEST_SSH_PORT:-2222}"
 # the clients the suites check with. Everything a site needs (nginx, PHP, databases, Node, PM2,
 # WordPress, phpMyAdmin) is installed by Siteplane itself on the pristine test host
 # (test-host.sh), never here.
-PACKAGES=(openssh-server openssh-client git curl sudo coreutils util-linux procps debootstrap iptables zstd)
+PACKAGES=(openssh-server openssh-client git curl sudo coreutils util-linux procps debootstrap iptables zstd zsh tmux)
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "setup.sh must run as root" >&2
