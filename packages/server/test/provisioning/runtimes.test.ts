@@ -4,7 +4,7 @@ import { ensureDatabaseEngine } from '../../src/provisioning/steps/database/ensu
 import { ensureNode } from '../../src/provisioning/steps/ensure-node.js';
 import { ensurePhp } from '../../src/provisioning/steps/ensure-php.js';
 import { ensurePm2 } from '../../src/provisioning/steps/ensure-pm2.js';
-import { makeContext } from './support/context.js';
+import { makeContext, type TestContext } from './support/context.js';
 import { preinstall } from './support/fake-packages.js';
 import { FakeServer } from './support/fake-server.js';
 import { siteOf } from './support/sites.js';
@@ -118,6 +118,25 @@ describe('ensure PM2', () => {
       'npm install --global --no-audit --no-fund --registry=http://127.0.0.1:4873/ pm2@latest',
     ]);
     expect(server.programs.has('pm2')).toBe(true);
+  });
+
+  it('two sites at once on a new server: one install, the other finds it (both under one hold of the lock)', async () => {
+    const server = new FakeServer();
+    preinstall(server, ['nodejs', 'npm']);
+    // One lock shared by both jobs, as the worker's per-server lock is.
+    let tail: Promise<unknown> = Promise.resolve();
+    const lock: TestContext['withServerLock'] = (_name, fn) => {
+      const run = tail.then(fn);
+      tail = run.catch(() => undefined);
+      return run;
+    };
+    const a = makeContext(server.exec, siteOf('nodejs-ssr'));
+    const b = makeContext(server.exec, siteOf('nodejs-ssr'));
+    a.withServerLock = lock;
+    b.withServerLock = lock;
+    await Promise.all([ensurePm2().run(a), ensurePm2().run(b)]);
+    expect(commands(server).filter((c) => c.startsWith('npm install'))).toHaveLength(1);
+    expect([...a.logs, ...b.logs].filter((l) => l.startsWith('PM2 is installed'))).toHaveLength(1);
   });
 });
 

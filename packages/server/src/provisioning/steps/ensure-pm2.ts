@@ -15,20 +15,26 @@ export function ensurePm2(): Step {
   return {
     name: 'ensure PM2',
     async run(ctx: StepContext) {
-      // Looked for under the packages lock: another site's job may be installing PM2 right now, and
-      // npm links the program before the package's dependencies are all in place.
-      let pm2 = await ctx.withServerLock('packages', () => programPath(ctx, 'pm2', AS_ROOT));
+      // Looked for and installed under one hold of the packages lock: another site's job may be
+      // installing PM2 right now (npm links the program before the package's dependencies are all
+      // in place), and when two jobs on a new server both looked first and installed after, the
+      // second `npm install --global` replaced the package under the first one's running `pm2`
+      // ("Cannot find module '/usr/local/bin/pm2'", seen with five Node sites created at once).
+      const found = await ctx.withServerLock('packages', async () => {
+        const path = await programPath(ctx, 'pm2', AS_ROOT);
+        if (path) return path;
+        await ensureNpm(ctx);
+        await mustRunLong(
+          ctx,
+          ['npm', 'install', '--global', '--no-audit', '--no-fund', ...npmRegistryArgs(ctx), 'pm2@latest'],
+          AS_ROOT,
+          'install PM2',
+        );
+        return null;
+      });
+      let pm2 = found;
       if (pm2) ctx.log(`PM2 is installed (${pm2})`);
       else {
-        await ctx.withServerLock('packages', async () => {
-          await ensureNpm(ctx);
-          await mustRunLong(
-            ctx,
-            ['npm', 'install', '--global', '--no-audit', '--no-fund', ...npmRegistryArgs(ctx), 'pm2@latest'],
-            AS_ROOT,
-            'install PM2',
-          );
-        });
         // Its version reaches the facts at the next detection (which reads package.json, not `pm2 -v`).
         ctx.log('installed PM2 with npm');
         pm2 = await programPath(ctx, 'pm2', AS_ROOT);
