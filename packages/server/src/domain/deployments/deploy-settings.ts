@@ -41,7 +41,7 @@ export function effectiveSettings(
     hooks: overrides.hooks ?? defaultHooks(type, options),
     sharedPaths: overrides.sharedPaths ?? type.sharedPaths,
     keepReleases: overrides.keepReleases ?? DEFAULT_KEEP_RELEASES,
-    healthCheck: overrides.healthCheck ?? DEFAULT_HEALTH_CHECK,
+    healthCheck: overrides.healthCheck ?? type.healthCheck ?? DEFAULT_HEALTH_CHECK,
     defaults: FIELDS.filter((f) => overrides[f] === undefined),
   };
 }

@@ -1,6 +1,7 @@
 import type { StepContext } from '../step.js';
 import { run, StepError } from '../steps/commands.js';
 import { asSiteUser, pm2Lock } from '../steps/pm2.js';
+import { adoptPm2Process } from './adopt-pm2-process.js';
 import { checkHealthPath, HEALTH, liveCheck } from './health-check.js';
 import { RELEASE_ENTRY } from './launcher.js';
 import type { DeployPlan } from './plan.js';
@@ -26,6 +27,7 @@ export async function activateProcess(
   const { layout } = paths;
   return ctx.withServerLock(pm2Lock(layout.user), async () => {
     if (health !== null) await tryBeside(ctx, paths, health);
+    await adoptPm2Process(ctx, paths);
     return goLive(ctx, paths, health);
   });
 }

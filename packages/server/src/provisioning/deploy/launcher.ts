@@ -1,4 +1,5 @@
 import type { ProvisionedSite } from '../step.js';
+import { DIRECTUS_CONFIG } from '../steps/frameworks/install-directus.js';
 import { below, stringOption } from '../steps/site-layout.js';
 import { GRACEFUL_STOP } from '../templates/graceful-stop.js';
 import { LOOPBACK_LISTEN } from '../templates/loopback-listen.js';
@@ -21,6 +22,11 @@ interface Start {
   args: string[];
   /** Variables the framework needs to run under the launcher (never the user's: those are ENV_FILE's). */
   env?: Record<string, string>;
+  /**
+   * A JSON file of the app (relative) whose values fill the variables ENV_FILE did not set; PORT
+   * never (the launcher's PORT is the one to listen on: the site's, or a free one beside it).
+   */
+  configJson?: string;
 }
 
 export function startOf(site: ProvisionedSite): Start {
@@ -33,6 +39,12 @@ export function startOf(site: ProvisionedSite): Start {
       return { entry: 'node_modules/next/dist/bin/next', args: ['start'], env: { NEXT_MANUAL_SIG_HANDLE: 'true' } };
     case 'adonis':
       return { entry: 'build/bin/server.js', args: [] };
+    case 'strapi':
+      // Strapi reads the app's .env itself (shared: the installed instance's secrets and database).
+      return { entry: 'node_modules/@strapi/strapi/bin/strapi.js', args: ['start'] };
+    case 'directus':
+      // Directus would let its CONFIG_PATH file win over PORT: its values come in as variables instead.
+      return { entry: 'node_modules/directus/cli.js', args: ['start'], configJson: DIRECTUS_CONFIG };
     default:
       return { entry: null, args: [] };
   }
@@ -66,7 +78,7 @@ for (const line of env.split('\\n')) {
 }
 Object.assign(process.env, ${JSON.stringify(start.env ?? {})});
 const app = path.resolve(__dirname, ${JSON.stringify(appDir)});
-process.chdir(app);
+${start.configJson === undefined ? '' : configJsonLoader(start.configJson)}process.chdir(app);
 let entry = ${JSON.stringify(start.entry)};
 if (entry === null) {
   let main = null;
@@ -78,5 +90,23 @@ if (entry === null) {
 }
 process.argv.splice(2, 0, ...${JSON.stringify(start.args)});
 import(pathToFileURL(path.resolve(app, entry)).href);
+`;
+}
+
+/**
+ * Fills the variables neither ENV_FILE nor PM2 set from the app's JSON configuration file (values
+ * as strings, Directus's `string:` casts kept), then unsets CONFIG_PATH so that the framework does
+ * not read the file again over them.
+ */
+function configJsonLoader(file: string): string {
+  return `try {
+  const config = JSON.parse(fs.readFileSync(path.join(app, ${JSON.stringify(file)}), 'utf8'));
+  for (const [key, value] of Object.entries(config)) {
+    if (key !== 'PORT' && process.env[key] === undefined) process.env[key] = String(value);
+  }
+} catch (error) {
+  if (error.code !== 'ENOENT') throw error;
+}
+delete process.env.CONFIG_PATH;
 `;
 }
