@@ -199,10 +199,15 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
 
     it('creates Strapi 5 and Directus 11 on PostgreSQL; their users put data into the installed instances', async () => {
       const started = Date.now();
-      const [s, d] = await Promise.all([
-        h.createSite('strapi', domain('strapi'), { site_type_version: 5, shouldCreateDatabaseAndUser: true }),
-        h.createSite('directus', domain('directus'), { site_type_version: 11, shouldCreateDatabaseAndUser: true }),
-      ]);
+      const s = await h.createSite('strapi', domain('strapi'), { site_type_version: 5, shouldCreateDatabaseAndUser: true });
+      // Directus once Strapi's create has PostgreSQL running: two creates that both find it missing
+      // on a fresh server race to install and start it (the second start fails).
+      for (const until = Date.now() + 900_000; Date.now() < until; await new Promise((r) => setTimeout(r, 1000))) {
+        const op = await h.operation(s.operation.uuid);
+        if (op.status !== 'running' && op.status !== 'queued') break;
+        if (op.steps.some((step) => step.name === 'ensure database engine' && step.status === 'succeeded')) break;
+      }
+      const d = await h.createSite('directus', domain('directus'), { site_type_version: 11, shouldCreateDatabaseAndUser: true });
       [strapi, directus] = await Promise.all([h.waitInstalled(s, 1_800_000), h.waitInstalled(d, 1_800_000)]);
       figures['create both ms'] = Date.now() - started;
 
@@ -274,7 +279,8 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
       expect((await curlSite(strapi.domain, '/uploads/kept.txt')).body).toContain('kept by the first deploy');
       const root = `/home/${user}/${strapi.domain}`;
       const dir = `${root}/releases/${d.release}`;
-      expect(pathKind(`${dir}/dist/build/index.html`)).toBe('file');
+      // The admin panel the build made (dist/build in Strapi 5's TypeScript layout, build/ in JavaScript's).
+      expect([pathKind(`${dir}/dist/build/index.html`), pathKind(`${dir}/build/index.html`)]).toContain('file');
       for (const shared of ['.env', 'public/uploads']) {
         expect((await mustRun('readlink', ['--', `${dir}/${shared}`])).stdout.trim()).toBe(`${root}/shared/${shared}`);
         expect((await mustRun('readlink', ['--', `${root}/releases/strapi/${shared}`])).stdout.trim()).toBe(
