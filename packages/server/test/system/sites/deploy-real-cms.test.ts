@@ -211,6 +211,9 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
       [strapi, directus] = await Promise.all([h.waitInstalled(s, 1_800_000), h.waitInstalled(d, 1_800_000)]);
       figures['create both ms'] = Date.now() - started;
 
+      // "installed" once PM2 started them: Strapi creates its tables at its first start, Directus connects.
+      expect((await curlUntil(strapi.domain, '/_health', (a) => a.status === 204, 300_000)).status).toBe(204);
+      expect((await curlUntil(directus.domain, '/server/health', (a) => a.status === 200, 300_000)).status).toBe(200);
       // Strapi's first admin, in its PostgreSQL database; a file in its uploads.
       const registered = await curlSite(strapi.domain, '/admin/register-admin', [
         '-X',
