@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { applySettingsPatch, effectiveSettings, missingSettings } from '../../src/domain/deployments/deploy-settings.js';
 import { checkEnvironmentPatch, environmentHash, MAX_ENV_TOTAL_BYTES } from '../../src/domain/deployments/environment-rules.js';
 import { RELEASE_NAME_RE, releaseName } from '../../src/domain/deployments/release-name.js';
-import { deployabilityOf, isMigrationHook } from '../../src/domain/deployments/type-defaults.js';
+import { DEFAULT_HEALTH_CHECK, deployabilityOf, isMigrationHook } from '../../src/domain/deployments/type-defaults.js';
+import { installedReleaseOf } from '../../src/provisioning/deploy/adopt-installed-data.js';
 import { activationOf } from '../../src/provisioning/deploy/release-paths.js';
 import type { ProvisionedSite } from '../../src/provisioning/step.js';
 
@@ -107,12 +108,32 @@ describe('environment', () => {
 });
 
 describe('types and releases', () => {
-  it('has a row for every site type; WordPress, phpMyAdmin and Soketi do not deploy, nor (not built yet) Strapi and Directus, each with a reason', () => {
+  it('has a row for every site type; WordPress, phpMyAdmin and Soketi do not deploy, each with a reason', () => {
     const refused = SITE_TYPE_IDS.filter((t) => !deployabilityOf(t).deployable);
-    expect(refused.sort()).toEqual(['directus', 'phpmyadmin', 'soketi', 'strapi', 'wordpress']);
+    expect(refused.sort()).toEqual(['phpmyadmin', 'soketi', 'wordpress']);
     // The deploy steps refuse the same types (a request never gets further than its first step).
     for (const t of refused) expect(() => activationOf({ type: t } as ProvisionedSite)).toThrow(/not deployed from a repository/);
     for (const t of refused) expect((deployabilityOf(t) as { reason: string }).reason.length).toBeGreaterThan(20);
+  });
+
+  it("runs Strapi and Directus under PM2 with the installed instance's data shared, their own health routes, Directus's migrations on", () => {
+    for (const t of ['strapi', 'directus'] as const) {
+      expect(activationOf({ type: t } as ProvisionedSite)).toBe('process');
+      expect(installedReleaseOf({ type: t })).toBe(t);
+    }
+    const strapi = deployabilityOf('strapi');
+    const directus = deployabilityOf('directus');
+    if (!strapi.deployable || !directus.deployable) throw new Error('Strapi and Directus deploy');
+    expect(strapi.defaults.sharedPaths.map((p) => p.path)).toEqual(['.env', 'public/uploads', '.tmp']);
+    expect(strapi.defaults).toMatchObject({ buildCommand: 'npm run build', healthCheck: { path: '/_health' } });
+    expect(directus.defaults.sharedPaths.map((p) => p.path)).toEqual(['directus.config.json', 'uploads']);
+    expect(directus.defaults).toMatchObject({ buildCommand: null, healthCheck: { path: '/server/health' } });
+    expect(directus.defaults.hooks.find(isMigrationHook)).toMatchObject({ enabled: true, stage: 'before-activate' });
+    expect(effectiveSettings({}, strapi.defaults, {}).healthCheck).toEqual({ path: '/_health', timeoutSeconds: 180 });
+    const next = deployabilityOf('next-ssr');
+    if (!next.deployable) throw new Error('Next SSR deploys');
+    expect(effectiveSettings({}, next.defaults, {}).healthCheck).toEqual(DEFAULT_HEALTH_CHECK);
+    expect(installedReleaseOf({ type: 'next-ssr' })).toBeNull();
   });
 
   it('makes migrations opt-in for Laravel and recognises migration hooks', () => {

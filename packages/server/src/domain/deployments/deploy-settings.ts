@@ -44,7 +44,7 @@ export function effectiveSettings(
     hooks: overrides.hooks ?? defaultHooks(type, options),
     sharedPaths: overrides.sharedPaths ?? type.sharedPaths,
     keepReleases: overrides.keepReleases ?? DEFAULT_KEEP_RELEASES,
-    healthCheck: overrides.healthCheck ?? DEFAULT_HEALTH_CHECK,
+    healthCheck: overrides.healthCheck ?? type.healthCheck ?? DEFAULT_HEALTH_CHECK,
     startCommand: type.startCommand ? (overrides.startCommand ?? null) : null,
     // startCommand is a setting of the types that take one only.
     defaults: FIELDS.filter((f) => overrides[f] === undefined && (f !== 'startCommand' || type.startCommand)),

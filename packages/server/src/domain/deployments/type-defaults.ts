@@ -18,13 +18,8 @@ export interface TypeDeployDefaults {
    * needs; other types start the way their framework does and do not take one.
    */
   startCommand?: 'required';
-}
-
-function notYet(name: string): Deployability {
-  return {
-    deployable: false,
-    reason: `Deploying ${name} sites from a repository is not built yet (see the README, Deploying); the site keeps what Siteplane installed.`,
-  };
+  /** When not DEFAULT_HEALTH_CHECK: the framework's own health route, and its slower start. */
+  healthCheck?: { path: string; timeoutSeconds: number };
 }
 
 export type Deployability = { deployable: true; defaults: TypeDeployDefaults } | { deployable: false; reason: string };
@@ -87,10 +82,47 @@ const TABLE: Record<SiteTypeId, Deployability> = {
   'nodejs-ssr': node('npm run build --if-present'),
   'nodejs-static': node('npm run build'),
   'static-html': { deployable: true, defaults: { hooks: [], sharedPaths: [], buildCommand: null } },
-  // Not built yet: the deploy steps cannot start these beside the live release and switch to them
-  // (provisioning/deploy/release-paths.ts); a request says so instead of failing at its first step.
-  strapi: notYet('Strapi'),
-  directus: notYet('Directus'),
+  // The user's Strapi project replaces the one Siteplane installed; its secrets and database
+  // settings (.env), uploads and SQLite file (.tmp) are the installed instance's, moved into shared/
+  // by the first deploy (provisioning/deploy/adopt-installed-data.ts). Strapi migrates at start.
+  strapi: {
+    deployable: true,
+    defaults: {
+      hooks: [NPM_CI],
+      sharedPaths: [
+        { path: '.env', kind: 'file' },
+        { path: 'public/uploads', kind: 'directory' },
+        { path: '.tmp', kind: 'directory' },
+      ],
+      buildCommand: 'npm run build',
+      // Strapi's own health route (204); its start, its schema sync included, takes tens of seconds on a small server.
+      healthCheck: { path: '/_health', timeoutSeconds: 180 },
+    },
+  },
+  // Directus: its configuration (keys, database, first admin) is the installed instance's
+  // directus.config.json, moved into shared/ with its uploads; a SQLite database is in shared/ already.
+  // Its system tables follow the version the lock file installs: migrated before activation.
+  directus: {
+    deployable: true,
+    defaults: {
+      hooks: [
+        NPM_CI,
+        {
+          name: 'migrations',
+          command: 'CONFIG_PATH="$PWD/directus.config.json" ./node_modules/.bin/directus database migrate:latest',
+          stage: 'before-activate',
+          enabled: true,
+        },
+      ],
+      sharedPaths: [
+        { path: 'directus.config.json', kind: 'file' },
+        { path: 'uploads', kind: 'directory' },
+      ],
+      buildCommand: null,
+      // Answers 200 only when Directus reaches its database and storage.
+      healthCheck: { path: '/server/health', timeoutSeconds: 180 },
+    },
+  },
   // Whatever the repository holds: the user's hooks and build, then their start command under PM2.
   'generic-port': {
     deployable: true,

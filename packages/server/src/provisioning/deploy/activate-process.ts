@@ -1,6 +1,7 @@
 import type { StepContext } from '../step.js';
 import { run, StepError } from '../steps/commands.js';
 import { pm2Lock } from '../steps/pm2.js';
+import { adoptPm2Process } from './adopt-pm2-process.js';
 import { checkHealthPath, HEALTH, liveCheck } from './health-check.js';
 import { RELEASE_ENTRY } from './launcher.js';
 import type { DeployPlan } from './plan.js';
@@ -28,6 +29,11 @@ export async function activateProcess(
 ): Promise<string | null> {
   const { layout } = paths;
   return ctx.withServerLock(pm2Lock(layout.user), async () => {
+    // Strapi and Directus at their first deployment: the installed instance's process restarted
+    // once under the launcher (adopt-pm2-process.ts), before the try beside the live release, so
+    // the try, the switch and the reload stay one round trip. A release that then fails its check
+    // leaves the installed instance serving, under the launcher.
+    await adoptPm2Process(ctx, paths);
     if (ctx.site.type !== 'generic-port') return activate(ctx, paths, health, null);
     // Generic Port: its own process, made with the first deploy and restarted in place (user-process.ts).
     const userProcess = await ensureUserProcessFile(ctx, layout);

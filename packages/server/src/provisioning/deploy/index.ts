@@ -1,5 +1,6 @@
 import type { ProvisionedSite, Step } from '../step.js';
 import { activateRelease } from './activate.js';
+import { adoptInstalledData, installedReleaseOf } from './adopt-installed-data.js';
 import { unlessCancelled } from './cancelled.js';
 import { ensureDeployTools } from './ensure-deploy-tools.js';
 import { ensurePm2Runtime } from './ensure-pm2-runtime.js';
@@ -22,7 +23,8 @@ import { writeEnvironment } from './write-environment.js';
  * Building the list never throws (the job runner journals it first): steps report bad values.
  */
 export const deploySteps: DeploySteps = {
-  // The steps read the site from their context (as recipes' steps do); the argument is the job's record of it.
+  // The steps read the site from their context (as recipes' steps do); the argument is the job's
+  // record of it, used here only for which steps the type has.
   deploy(site: ProvisionedSite, plan: DeployPlan, progress: DeployProgress): Step[] {
     const state = newDeployState();
     const hooks = (stage: DeployHook['stage']) =>
@@ -37,6 +39,7 @@ export const deploySteps: DeploySteps = {
         ...(plan.source.kind === 'git'
           ? [ensureDeployTools(), fetchGit(plan, progress, state)]
           : [ensureDeployTools(), unpackArtifact(plan)]),
+        ...(installedReleaseOf(site) === null ? [] : [adoptInstalledData(plan)]),
         linkShared(plan),
         writeEnvironment(plan),
         ...hooks('after-fetch'),

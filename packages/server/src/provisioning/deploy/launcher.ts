@@ -1,4 +1,5 @@
 import type { ProvisionedSite } from '../step.js';
+import { DIRECTUS_CONFIG } from '../steps/frameworks/install-directus.js';
 import { below, numberOption, stringOption } from '../steps/site-layout.js';
 import { GRACEFUL_STOP } from '../templates/graceful-stop.js';
 import { LOOPBACK_LISTEN } from '../templates/loopback-listen.js';
@@ -27,6 +28,11 @@ interface Start {
    * a user's NITRO_PORT must not send Nuxt elsewhere.
    */
   portVariables?: string[];
+  /**
+   * A JSON file of the app (relative) whose values fill the variables ENV_FILE did not set; PORT
+   * never (the launcher's PORT is the one to listen on: the site's, or a free one beside it).
+   */
+  configJson?: string;
 }
 
 export function startOf(site: ProvisionedSite): Start {
@@ -51,6 +57,12 @@ export function startOf(site: ProvisionedSite): Start {
       // `node ace build` compiles to build/; the app finds its node_modules in the release above it.
       // Adonis refuses to boot without HOST in its validated environment: the loopback it listens on.
       return { entry: 'build/bin/server.js', args: [], env: { HOST: '127.0.0.1' } };
+    case 'strapi':
+      // Strapi reads the app's .env itself (shared: the installed instance's secrets and database).
+      return { entry: 'node_modules/@strapi/strapi/bin/strapi.js', args: ['start'] };
+    case 'directus':
+      // Directus would let its CONFIG_PATH file win over PORT: its values come in as variables instead.
+      return { entry: 'node_modules/directus/cli.js', args: ['start'], configJson: DIRECTUS_CONFIG };
     default:
       return { entry: null, args: [] };
   }
@@ -94,7 +106,7 @@ const { pathToFileURL } = require('node:url');
 Object.assign(process.env, ${JSON.stringify(start.env ?? {})});
 for (const name of portVariables) process.env[name] = process.env.PORT;
 const app = path.resolve(__dirname, ${JSON.stringify(appDir)});
-process.chdir(app);
+${start.configJson === undefined ? '' : configJsonLoader(start.configJson)}process.chdir(app);
 let entry = ${JSON.stringify(start.entry)};
 if (entry === null) {
   let main = null;
@@ -136,5 +148,23 @@ child.on('error', (error) => {
   process.exit(1);
 });
 child.on('exit', (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)));
+`;
+}
+
+/**
+ * Fills the variables neither ENV_FILE nor PM2 set from the app's JSON configuration file (values
+ * as strings, Directus's `string:` casts kept), then unsets CONFIG_PATH so that the framework does
+ * not read the file again over them.
+ */
+function configJsonLoader(file: string): string {
+  return `try {
+  const config = JSON.parse(fs.readFileSync(path.join(app, ${JSON.stringify(file)}), 'utf8'));
+  for (const [key, value] of Object.entries(config)) {
+    if (key !== 'PORT' && process.env[key] === undefined) process.env[key] = String(value);
+  }
+} catch (error) {
+  if (error.code !== 'ENOENT') throw error;
+}
+delete process.env.CONFIG_PATH;
 `;
 }

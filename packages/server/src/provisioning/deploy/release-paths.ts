@@ -43,8 +43,8 @@ export function asUserIn(layout: SiteLayout, cwd?: string): RunOptions {
 /** How a type's release goes live: files nginx serves, PHP through FPM, or a process under PM2. */
 export type Activation = 'files' | 'php' | 'process';
 
-const PROCESS_TYPES = new Set(['nodejs-ssr', 'nuxt-ssr', 'next-ssr', 'adonis', 'generic-port']);
-const NOT_DEPLOYABLE = new Set(['wordpress', 'phpmyadmin', 'soketi', 'strapi', 'directus']);
+const PROCESS_TYPES = new Set(['nodejs-ssr', 'nuxt-ssr', 'next-ssr', 'adonis', 'generic-port', 'strapi', 'directus']);
+const NOT_DEPLOYABLE = new Set(['wordpress', 'phpmyadmin', 'soketi']);
 
 export function activationOf(site: ProvisionedSite): Activation {
   if (NOT_DEPLOYABLE.has(site.type)) throw new StepError(`${site.type} sites are not deployed from a repository`);

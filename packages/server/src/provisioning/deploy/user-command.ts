@@ -1,7 +1,9 @@
+import { SITE_TYPES } from '@siteplane/contract';
 import type { CommandResult, RunOptions } from '../executor.js';
 import { quoteArg } from '../shell-quote.js';
 import type { Step, StepContext } from '../step.js';
 import { LONG_TIMEOUT_MS, run, StepError } from '../steps/commands.js';
+import { nativeBuildEnv } from '../steps/npm.js';
 import { DeployCancelled } from './cancelled.js';
 import { runLong } from './long-run.js';
 import { phpPathLine } from './php-shims.js';
@@ -42,6 +44,17 @@ export function exportLines(vars: Record<string, string>): string {
     .join('');
 }
 
+/**
+ * Node sites' hooks build native modules (Strapi's better-sqlite3, Directus's isolated-vm) against
+ * the server's own Node headers, as Siteplane's installs do (npm.ts: nativeBuildEnv): node-gyp
+ * would download them from nodejs.org otherwise, which a server may not reach. Before the user's
+ * build-time variables, which may set it otherwise.
+ */
+async function nodeBuildLines(ctx: StepContext): Promise<string> {
+  if (SITE_TYPES[ctx.site.type].runtime !== 'node') return '';
+  return exportLines(await nativeBuildEnv(ctx));
+}
+
 /** Every value of the plan's environment replaced in text: a build that prints one does not log it. */
 export function redact(text: string, plan: DeployPlan): string {
   const values = [...Object.values(plan.environment.build), ...Object.values(plan.environment.runtime)]
@@ -61,7 +74,7 @@ export function userCommandStep(name: string, command: string, plan: DeployPlan,
       const user = asUserIn(paths.layout, paths.dir);
       const groupFile = `${paths.layout.root}/.siteplane-deploy.pgid`;
       const argv = ['sh', '-c', HOOK, 'sh', groupFile, command];
-      const stdin = phpPathLine(ctx.site) + exportLines(plan.environment.build);
+      const stdin = phpPathLine(ctx.site) + (await nodeBuildLines(ctx)) + exportLines(plan.environment.build);
       const options: RunOptions = { ...user, stdin, timeoutMs: LONG_TIMEOUT_MS };
 
       let cancelled = false;

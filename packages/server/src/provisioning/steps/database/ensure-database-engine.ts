@@ -34,8 +34,11 @@ export function ensureDatabaseEngine(): Step {
       });
       if (!installed) ctx.log(`${plan.engine} is installed`);
       // The init scripts wait until the server accepts connections; if it still does not, the
-      // database step's client reports why.
-      if (!(await responds(ctx, source))) await startService(ctx, source.unit, source.initScript);
+      // database step's client reports why. Under a lock: two creates that both found the engine
+      // stopped both started it, and the second start failed ("another postmaster is running").
+      await ctx.withServerLock(`service:${source.unit}`, async () => {
+        if (!(await responds(ctx, source))) await startService(ctx, source.unit, source.initScript);
+      });
       if (installed) await ctx.updateFacts(engineFacts(plan.engine, source));
     },
   };
