@@ -1,13 +1,13 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDeployTools } from '../../../src/provisioning/deploy/ensure-deploy-tools.js';
 import { detectFacts } from '../../../src/provisioning/detect-facts.js';
 import type { ProvisionedSite } from '../../../src/provisioning/step.js';
 import { createToken } from '../../../src/storage/tokens.js';
 import { makeContext } from '../../provisioning/support/context.js';
+import { deployApi, fixtureFiles } from '../sites/support/deploy-api.js';
 import { commitAndPush } from '../sites/support/git-work-tree.js';
-import { describeOperation, Harness, type JsonBody, removeSystemUser, runId } from '../sites/support/harness.js';
+import { Harness, type JsonBody, removeSystemUser, runId } from '../sites/support/harness.js';
 import { curlSite, curlUntil, freePort, mustRun, pathKind, pm2List, run, useHost } from '../sites/support/host.js';
 import { hostExecutor, startTestHost, stopTestHost } from '../support/test-host.js';
 
@@ -44,41 +44,10 @@ const START = 'exec node server.mjs --label "$SITE_LABEL two"';
 let h: Harness;
 let token: string;
 
-interface Answer {
-  status: number;
-  body: JsonBody;
-}
-
-async function api(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload?: unknown): Promise<Answer> {
-  const res = await h.service.app.inject({
-    method,
-    url,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
-  });
-  return { status: res.statusCode, body: res.body ? (JSON.parse(res.body) as JsonBody) : {} };
-}
-
-async function must(status: number, answer: Promise<Answer>, what: string): Promise<JsonBody> {
-  const res = await answer;
-  if (res.status !== status) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
-/** Polls a deployment until it ends; `want` failed returns the failed one. */
-async function finished(uuid: string, want: 'succeeded' | 'failed' = 'succeeded', timeoutMs = 900_000): Promise<JsonBody> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const d = await must(200, api('GET', `/api/v1/deployments/${uuid}`), `GET deployment ${uuid}`);
-    if (d.status === want) return d;
-    if (['succeeded', 'failed', 'cancelled'].includes(d.status) || Date.now() > until)
-      throw new Error(`deployment ${d.status}: ${describeOperation(await h.operation(d.operation.uuid))}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const { api, must, finished } = deployApi(
+  () => h,
+  () => token,
+);
 
 async function deploy(site: JsonBody, want: 'succeeded' | 'failed' = 'succeeded'): Promise<JsonBody> {
   const started = Date.now();
@@ -97,15 +66,7 @@ async function rollback(site: JsonBody): Promise<JsonBody> {
 
 const logOf = async (d: JsonBody) => (await h.operation(d.operation.uuid)).logs.map((l) => l.line).join('\n');
 
-function fixture(name: string): Record<string, string> {
-  const dir = join(FIXTURES, name);
-  const files: Record<string, string> = {};
-  for (const entry of readdirSync(dir, { recursive: true }) as string[]) {
-    const path = join(dir, entry);
-    if (statSync(path).isFile()) files[relative(dir, path)] = readFileSync(path, 'utf8');
-  }
-  return files;
-}
+const fixture = (name: string) => fixtureFiles(join(FIXTURES, name));
 
 async function commit(name: string, files: Record<string, string>, message: string): Promise<string> {
   return commitAndPush(`${WORK}/${name}`, `${GIT_BASE}/acme/${name}.git`, files, message);

@@ -1,5 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDeployTools } from '../../../src/provisioning/deploy/ensure-deploy-tools.js';
 import { DOTENV_BEGIN } from '../../../src/provisioning/deploy/laravel-dotenv.js';
@@ -7,8 +6,9 @@ import { detectFacts } from '../../../src/provisioning/detect-facts.js';
 import type { ProvisionedSite } from '../../../src/provisioning/step.js';
 import { createToken } from '../../../src/storage/tokens.js';
 import { makeContext } from '../../provisioning/support/context.js';
+import { deployApi, fixtureFiles } from '../sites/support/deploy-api.js';
 import { commitAndPush } from '../sites/support/git-work-tree.js';
-import { describeOperation, Harness, type JsonBody, removeSystemUser, runId } from '../sites/support/harness.js';
+import { Harness, type JsonBody, removeSystemUser, runId } from '../sites/support/harness.js';
 import { curlSite, curlUntil, mustRun, pathKind, run, useHost } from '../sites/support/host.js';
 import { hostExecutor, startTestHost, stopTestHost } from '../support/test-host.js';
 
@@ -42,41 +42,11 @@ const figures: Record<string, unknown> = {};
 let h: Harness;
 let token: string;
 
-interface Answer {
-  status: number;
-  body: JsonBody;
-}
-
-/** The API in-process with a write token of its own (the harness's client has no PUT or PATCH). */
-async function api(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload?: unknown): Promise<Answer> {
-  const res = await h.service.app.inject({
-    method,
-    url,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
-  });
-  return { status: res.statusCode, body: res.body ? (JSON.parse(res.body) as JsonBody) : {} };
-}
-
-async function must(status: number, answer: Promise<Answer>, what: string): Promise<JsonBody> {
-  const res = await answer;
-  if (res.status !== status) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
-async function succeeded(uuid: string, timeoutMs = 900_000): Promise<JsonBody> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const d = await must(200, api('GET', `/api/v1/deployments/${uuid}`), `GET deployment ${uuid}`);
-    if (d.status === 'succeeded') return d;
-    if (['failed', 'cancelled'].includes(d.status) || Date.now() > until)
-      throw new Error(`deployment ${d.status}: ${describeOperation(await h.operation(d.operation.uuid))}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const { api, must, finished } = deployApi(
+  () => h,
+  () => token,
+);
+const succeeded = (uuid: string) => finished(uuid);
 
 async function deploy(site: JsonBody): Promise<JsonBody> {
   const started = Date.now();
@@ -87,16 +57,7 @@ async function deploy(site: JsonBody): Promise<JsonBody> {
   return d;
 }
 
-/** A fixture app's files, path → content (relative to its directory). */
-function fixture(name: string): Record<string, string> {
-  const dir = join(FIXTURES, name);
-  const files: Record<string, string> = {};
-  for (const entry of readdirSync(dir, { recursive: true }) as string[]) {
-    const path = join(dir, entry);
-    if (statSync(path).isFile()) files[relative(dir, path)] = readFileSync(path, 'utf8');
-  }
-  return files;
-}
+const fixture = (name: string) => fixtureFiles(join(FIXTURES, name));
 
 /** Writes files into the work tree `name` on the host, commits and pushes main; returns the sha. */
 async function commit(name: string, files: Record<string, string>, message: string): Promise<string> {

@@ -1,13 +1,13 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDeployTools } from '../../../src/provisioning/deploy/ensure-deploy-tools.js';
 import { detectFacts } from '../../../src/provisioning/detect-facts.js';
 import type { ProvisionedSite } from '../../../src/provisioning/step.js';
 import { createToken } from '../../../src/storage/tokens.js';
 import { makeContext } from '../../provisioning/support/context.js';
+import { deployApi, fixtureFiles } from '../sites/support/deploy-api.js';
 import { commitAndPush } from '../sites/support/git-work-tree.js';
-import { describeOperation, Harness, type JsonBody, removeSystemUser, runId } from '../sites/support/harness.js';
+import { Harness, type JsonBody, removeSystemUser, runId } from '../sites/support/harness.js';
 import { curlSite, curlUntil, type HttpAnswer, mustRun, pathKind, run, useHost } from '../sites/support/host.js';
 import { hostExecutor, startTestHost, stopTestHost } from '../support/test-host.js';
 
@@ -44,41 +44,11 @@ const figures: Record<string, unknown> = {};
 let h: Harness;
 let token: string;
 
-interface Answer {
-  status: number;
-  body: JsonBody;
-}
-
-/** The API in-process with a write token of its own (the harness's client has no PUT or PATCH). */
-async function api(method: 'GET' | 'POST' | 'PUT' | 'PATCH', url: string, payload?: unknown): Promise<Answer> {
-  const res = await h.service.app.inject({
-    method,
-    url,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
-  });
-  return { status: res.statusCode, body: res.body ? (JSON.parse(res.body) as JsonBody) : {} };
-}
-
-async function must(status: number, answer: Promise<Answer>, what: string): Promise<JsonBody> {
-  const res = await answer;
-  if (res.status !== status) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
-async function succeeded(uuid: string, timeoutMs = 900_000): Promise<JsonBody> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const d = await must(200, api('GET', `/api/v1/deployments/${uuid}`), `GET deployment ${uuid}`);
-    if (d.status === 'succeeded') return d;
-    if (['failed', 'cancelled'].includes(d.status) || Date.now() > until)
-      throw new Error(`deployment ${d.status}: ${describeOperation(await h.operation(d.operation.uuid))}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const { api, must, finished } = deployApi(
+  () => h,
+  () => token,
+);
+const succeeded = (uuid: string) => finished(uuid);
 
 /** Deploys the branch's head; returns the deployment and its log. */
 async function deploy(site: JsonBody, label: string): Promise<{ d: JsonBody; log: string }> {
@@ -103,16 +73,7 @@ async function rollback(site: JsonBody, label: string): Promise<JsonBody> {
   return rb;
 }
 
-/** A fixture app's files, path → content (relative to its directory). */
-function fixture(name: string): Record<string, string> {
-  const dir = join(FIXTURES, name);
-  const files: Record<string, string> = {};
-  for (const entry of readdirSync(dir, { recursive: true }) as string[]) {
-    const path = join(dir, entry);
-    if (statSync(path).isFile()) files[relative(dir, path)] = readFileSync(path, 'utf8');
-  }
-  return files;
-}
+const fixture = (name: string) => fixtureFiles(join(FIXTURES, name));
 
 const commit = (repo: string, files: Record<string, string>, message: string) =>
   commitAndPush(`${WORK}/${repo}`, `${GIT_BASE}/acme/${repo}.git`, files, message);

@@ -1,5 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDeployTools } from '../../../src/provisioning/deploy/ensure-deploy-tools.js';
 import { detectFacts } from '../../../src/provisioning/detect-facts.js';
@@ -7,8 +6,9 @@ import type { ProvisionedSite } from '../../../src/provisioning/step.js';
 import { createToken } from '../../../src/storage/tokens.js';
 import { makeContext } from '../../provisioning/support/context.js';
 import { hostExecutor, requireTestHost } from '../support/test-host.js';
+import { deployApi, fixtureFiles } from './support/deploy-api.js';
 import { commitAndPush } from './support/git-work-tree.js';
-import { describeOperation, Harness, type JsonBody, removeSystemUser, runId } from './support/harness.js';
+import { Harness, type JsonBody, removeSystemUser, runId } from './support/harness.js';
 import { curlSite, curlUntil, mustRun, pathKind, run, useHost } from './support/host.js';
 
 /**
@@ -36,40 +36,11 @@ const STRAPI_ADMIN = { firstname: 'Ada', lastname: 'Tester', email: 'ada@example
 let h: Harness;
 let token: string;
 
-interface Answer {
-  status: number;
-  body: JsonBody;
-}
-
-async function api(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload?: unknown): Promise<Answer> {
-  const res = await h.service.app.inject({
-    method,
-    url,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
-  });
-  return { status: res.statusCode, body: res.body ? (JSON.parse(res.body) as JsonBody) : {} };
-}
-
-async function must(status: number, answer: Promise<Answer>, what: string): Promise<JsonBody> {
-  const res = await answer;
-  if (res.status !== status) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
-async function succeeded(uuid: string, timeoutMs = 1_800_000): Promise<JsonBody> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const d = await must(200, api('GET', `/api/v1/deployments/${uuid}`), `GET deployment ${uuid}`);
-    if (d.status === 'succeeded') return d;
-    if (['failed', 'cancelled'].includes(d.status) || Date.now() > until)
-      throw new Error(`deployment ${d.status}: ${describeOperation(await h.operation(d.operation.uuid))}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
+const { api, must, finished } = deployApi(
+  () => h,
+  () => token,
+);
+const succeeded = (uuid: string) => finished(uuid, 'succeeded', { timeoutMs: 1_800_000, pollMs: 500 });
 
 /**
  * The highest total resident memory of the site user's processes (PM2, the running app, npm, the
@@ -108,15 +79,7 @@ async function deploy(site: JsonBody): Promise<{ d: JsonBody; log: string }> {
   return { d, log: op.logs.map((l) => l.line).join('\n') };
 }
 
-function fixture(name: string): Record<string, string> {
-  const dir = join(FIXTURES, name);
-  const files: Record<string, string> = {};
-  for (const entry of readdirSync(dir, { recursive: true }) as string[]) {
-    const path = join(dir, entry);
-    if (statSync(path).isFile()) files[relative(dir, path)] = readFileSync(path, 'utf8');
-  }
-  return files;
-}
+const fixture = (name: string) => fixtureFiles(join(FIXTURES, name));
 
 async function commit(name: string, files: Record<string, string>, message: string): Promise<string> {
   return commitAndPush(`${WORK}/${name}`, `${GIT_BASE}/acme/${name}.git`, files, message);
