@@ -4,7 +4,7 @@ import { ensureDatabaseEngine } from '../../src/provisioning/steps/database/ensu
 import { ensureNode } from '../../src/provisioning/steps/ensure-node.js';
 import { ensurePhp } from '../../src/provisioning/steps/ensure-php.js';
 import { ensurePm2 } from '../../src/provisioning/steps/ensure-pm2.js';
-import { makeContext, type TestContext } from './support/context.js';
+import { makeContext, sharedServerLock } from './support/context.js';
 import { preinstall } from './support/fake-packages.js';
 import { FakeServer } from './support/fake-server.js';
 import { siteOf } from './support/sites.js';
@@ -123,13 +123,7 @@ describe('ensure PM2', () => {
   it('two sites at once on a new server: one install, the other finds it (both under one hold of the lock)', async () => {
     const server = new FakeServer();
     preinstall(server, ['nodejs', 'npm']);
-    // One lock shared by both jobs, as the worker's per-server lock is.
-    let tail: Promise<unknown> = Promise.resolve();
-    const lock: TestContext['withServerLock'] = (_name, fn) => {
-      const run = tail.then(fn);
-      tail = run.catch(() => undefined);
-      return run;
-    };
+    const lock = sharedServerLock();
     const a = makeContext(server.exec, siteOf('nodejs-ssr'));
     const b = makeContext(server.exec, siteOf('nodejs-ssr'));
     a.withServerLock = lock;
@@ -169,6 +163,20 @@ describe('ensure database engine (spec §4.1 rule 5)', () => {
     server.postgres.running = false;
     await ensureDatabaseEngine().run(makeContext(server.exec, withDb('postgresql15', false)));
     expect(commands(server)).toContain('/etc/init.d/postgresql start');
+    expect(server.postgres.running).toBe(true);
+  });
+
+  it('two creates at once find the installed engine stopped: it is started once, and both reuse it', async () => {
+    const server = new FakeServer();
+    preinstall(server, ['postgresql-15']);
+    server.postgres.running = false;
+    const lock = sharedServerLock();
+    const a = makeContext(server.exec, withDb('postgresql15', false));
+    const b = makeContext(server.exec, withDb('postgresql15', false));
+    a.withServerLock = lock;
+    b.withServerLock = lock;
+    await Promise.all([ensureDatabaseEngine().run(a), ensureDatabaseEngine().run(b)]);
+    expect(commands(server).filter((c) => c === '/etc/init.d/postgresql start')).toHaveLength(1);
     expect(server.postgres.running).toBe(true);
   });
 

@@ -68,3 +68,16 @@ export async function runSteps(ctx: TestContext, steps: Step[]): Promise<void> {
     await step.run(ctx);
   }
 }
+
+/**
+ * One lock shared by several contexts, as the worker's per-server lock is shared by the jobs on a
+ * server: holders run one after another. Give it to contexts with `ctx.withServerLock = lock`.
+ */
+export function sharedServerLock(): StepContext['withServerLock'] {
+  let tail: Promise<unknown> = Promise.resolve();
+  return (_name, fn) => {
+    const run = tail.then(fn);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+}
