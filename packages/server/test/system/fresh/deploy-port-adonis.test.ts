@@ -1,15 +1,12 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDeployTools } from '../../../src/provisioning/deploy/ensure-deploy-tools.js';
-import { detectFacts } from '../../../src/provisioning/detect-facts.js';
-import type { ProvisionedSite } from '../../../src/provisioning/step.js';
 import { createToken } from '../../../src/storage/tokens.js';
-import { makeContext } from '../../provisioning/support/context.js';
 import { deployApi, fixtureFiles } from '../sites/support/deploy-api.js';
+import { serveRepositories, stopServingRepositories } from '../sites/support/git-daemon.js';
 import { commitAndPush } from '../sites/support/git-work-tree.js';
 import { Harness, type JsonBody, removeSystemUser, runId } from '../sites/support/harness.js';
 import { curlSite, curlUntil, freePort, mustRun, pathKind, pm2List, run, useHost } from '../sites/support/host.js';
-import { hostExecutor, startTestHost, stopTestHost } from '../support/test-host.js';
+import { startTestHost, stopTestHost } from '../support/test-host.js';
 
 /**
  * Issue 11 item 7, Generic Port and Adonis with real apps from a real repository, through the API,
@@ -94,25 +91,7 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
     let adonisV1: JsonBody;
 
     beforeAll(async () => {
-      const exec = hostExecutor(host);
-      try {
-        const facts = await detectFacts(exec);
-        const scratch = { type: 'static-html', user: 'root', runtime: {} } as unknown as ProvisionedSite;
-        await ensureDeployTools().run(makeContext(exec, scratch, { facts, settings: { npmRegistry: null, nodeSource: 'npm' } }));
-      } finally {
-        await exec.close();
-      }
-      for (const name of ['generic', 'adonis']) {
-        await mustRun('git', ['init', '-q', '--bare', '-b', 'main', `${GIT_BASE}/acme/${name}.git`]);
-        await mustRun('git', ['init', '-q', '-b', 'main', `${WORK}/${name}`]);
-      }
-      await mustRun('sh', [
-        '-c',
-        'setsid -f git daemon --reuseaddr --port="$2" --export-all --base-path="$1" --pid-file="$1/daemon.pid" >/dev/null 2>&1',
-        'sh',
-        GIT_BASE,
-        String(GIT_PORT),
-      ]);
+      await serveRepositories(GIT_BASE, WORK, ['generic', 'adonis'], GIT_PORT);
       h = await Harness.start({ username: user });
       await h.registerServer();
       token = (await createToken(h.service.storage.db, { name: `port-${id}`, scope: 'write' })).token;
@@ -121,10 +100,9 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
 
     afterAll(async () => {
       console.log(`generic port and adonis figures: ${JSON.stringify(figures, null, 2)}`);
-      await run('sh', ['-c', 'kill "$(cat "$1/daemon.pid")"', 'sh', GIT_BASE]);
+      await stopServingRepositories(GIT_BASE, WORK);
       await h?.stop();
       await removeSystemUser(user, id).catch(() => undefined);
-      await run('rm', ['-rf', '--', GIT_BASE, WORK]);
       stopTestHost(HOST);
     }, 600_000);
 

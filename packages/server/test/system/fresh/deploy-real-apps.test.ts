@@ -1,16 +1,13 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDeployTools } from '../../../src/provisioning/deploy/ensure-deploy-tools.js';
 import { DOTENV_BEGIN } from '../../../src/provisioning/deploy/laravel-dotenv.js';
-import { detectFacts } from '../../../src/provisioning/detect-facts.js';
-import type { ProvisionedSite } from '../../../src/provisioning/step.js';
 import { createToken } from '../../../src/storage/tokens.js';
-import { makeContext } from '../../provisioning/support/context.js';
 import { deployApi, fixtureFiles } from '../sites/support/deploy-api.js';
+import { serveRepositories, stopServingRepositories } from '../sites/support/git-daemon.js';
 import { commitAndPush } from '../sites/support/git-work-tree.js';
 import { Harness, type JsonBody, removeSystemUser, runId } from '../sites/support/harness.js';
 import { curlSite, curlUntil, mustRun, pathKind, run, useHost } from '../sites/support/host.js';
-import { hostExecutor, startTestHost, stopTestHost } from '../support/test-host.js';
+import { startTestHost, stopTestHost } from '../support/test-host.js';
 
 /**
  * Issue 11 item 7: the per-type defaults with real apps from a real repository, through the API,
@@ -78,27 +75,8 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
     let laravelV1: JsonBody;
 
     beforeAll(async () => {
-      const exec = hostExecutor(host);
-      try {
-        // git for the test's own repositories on the host, by the deploy steps' own step (a static site needs no Composer).
-        const facts = await detectFacts(exec);
-        const scratch = { type: 'static-html', user: 'root', runtime: {} } as unknown as ProvisionedSite;
-        await ensureDeployTools().run(makeContext(exec, scratch, { facts, settings: { npmRegistry: null, nodeSource: 'npm' } }));
-      } finally {
-        await exec.close();
-      }
+      await serveRepositories(GIT_BASE, WORK, ['laravel', 'next'], GIT_PORT);
       composerBefore = (await run('sh', ['-c', 'command -v composer'])).code === 0;
-      for (const name of ['laravel', 'next']) {
-        await mustRun('git', ['init', '-q', '--bare', '-b', 'main', `${GIT_BASE}/acme/${name}.git`]);
-        await mustRun('git', ['init', '-q', '-b', 'main', `${WORK}/${name}`]);
-      }
-      await mustRun('sh', [
-        '-c',
-        'setsid -f git daemon --reuseaddr --port="$2" --export-all --base-path="$1" --pid-file="$1/daemon.pid" >/dev/null 2>&1',
-        'sh',
-        GIT_BASE,
-        String(GIT_PORT),
-      ]);
       h = await Harness.start({ username: user });
       await h.registerServer();
       token = (await createToken(h.service.storage.db, { name: `apps-${id}`, scope: 'write' })).token;
@@ -106,10 +84,9 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
 
     afterAll(async () => {
       console.log(`real apps figures: ${JSON.stringify(figures, null, 2)}`);
-      await run('sh', ['-c', 'kill "$(cat "$1/daemon.pid")"', 'sh', GIT_BASE]);
+      await stopServingRepositories(GIT_BASE, WORK);
       await h?.stop();
       await removeSystemUser(user, id).catch(() => undefined);
-      await run('rm', ['-rf', '--', GIT_BASE, WORK]);
       stopTestHost(HOST);
     }, 600_000);
 

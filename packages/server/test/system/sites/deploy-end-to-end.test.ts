@@ -1,17 +1,14 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signHmacSha256 } from '../../../src/domain/webhooks/signatures.js';
-import { ensureDeployTools } from '../../../src/provisioning/deploy/ensure-deploy-tools.js';
-import { detectFacts } from '../../../src/provisioning/detect-facts.js';
-import type { ProvisionedSite } from '../../../src/provisioning/step.js';
 import { createToken } from '../../../src/storage/tokens.js';
-import { makeContext } from '../../provisioning/support/context.js';
 import { TEST_DB } from '../../support/test-service.js';
 import { fixture } from '../../webhooks/hook-cases.js';
-import { hostExecutor, requireTestHost } from '../support/test-host.js';
+import { requireTestHost } from '../support/test-host.js';
+import { serveRepositories, stopServingRepositories } from './support/git-daemon.js';
 import { commitAndPush } from './support/git-work-tree.js';
 import { describeOperation, Harness, type JsonBody, removeSystemUser, runId } from './support/harness.js';
-import { curlUntil, mustRun, run, useHost } from './support/host.js';
+import { curlUntil, run, useHost } from './support/host.js';
 
 /**
  * Issue 11 end to end: the deployments control plane, the deploy steps and push webhooks together,
@@ -165,27 +162,7 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(`deployments end to end thr
   const deployments: Record<string, JsonBody> = {};
 
   beforeAll(async () => {
-    // git on the host is the deploy steps' to install (ensure git); the test's repositories use it first.
-    const exec = hostExecutor(host);
-    try {
-      const facts = await detectFacts(exec);
-      const scratch = { type: 'static-html', user: 'root', runtime: {} } as unknown as ProvisionedSite;
-      await ensureDeployTools().run(makeContext(exec, scratch, { facts, settings: { npmRegistry: null, nodeSource: 'npm' } }));
-    } finally {
-      await exec.close();
-    }
-    for (const name of ['static', 'node']) {
-      await mustRun('git', ['init', '-q', '--bare', '-b', 'main', `${GIT_BASE}/acme/${name}.git`]);
-      await mustRun('git', ['init', '-q', '-b', 'main', `${WORK}/${name}`]);
-    }
-    // Every address of the host: this machine's Siteplane checks the remote, the host fetches it.
-    await mustRun('sh', [
-      '-c',
-      'setsid -f git daemon --reuseaddr --port="$2" --export-all --base-path="$1" --pid-file="$1/daemon.pid" >/dev/null 2>&1',
-      'sh',
-      GIT_BASE,
-      String(GIT_PORT),
-    ]);
+    await serveRepositories(GIT_BASE, WORK, ['static', 'node'], GIT_PORT);
     if (pgName) await pgAdmin(`CREATE DATABASE ${pgName}`);
     h = await Harness.start({
       username: user,
@@ -198,10 +175,9 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(`deployments end to end thr
 
   afterAll(async () => {
     console.log(`deploy end-to-end figures: ${JSON.stringify(figures, null, 2)}`);
-    await run('sh', ['-c', 'kill "$(cat "$1/daemon.pid")"', 'sh', GIT_BASE]);
+    await stopServingRepositories(GIT_BASE, WORK);
     await h?.stop();
     await removeSystemUser(user, id).catch(() => undefined);
-    await run('rm', ['-rf', '--', GIT_BASE, WORK]);
     if (pgName) await pgAdmin(`DROP DATABASE IF EXISTS ${pgName} WITH (FORCE)`);
   }, 600_000);
 

@@ -1,12 +1,9 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDeployTools } from '../../../src/provisioning/deploy/ensure-deploy-tools.js';
-import { detectFacts } from '../../../src/provisioning/detect-facts.js';
-import type { ProvisionedSite } from '../../../src/provisioning/step.js';
 import { createToken } from '../../../src/storage/tokens.js';
-import { makeContext } from '../../provisioning/support/context.js';
-import { hostExecutor, requireTestHost } from '../support/test-host.js';
+import { requireTestHost } from '../support/test-host.js';
 import { deployApi, fixtureFiles } from './support/deploy-api.js';
+import { serveRepositories, stopServingRepositories } from './support/git-daemon.js';
 import { commitAndPush } from './support/git-work-tree.js';
 import { Harness, type JsonBody, removeSystemUser, runId } from './support/harness.js';
 import { curlSite, curlUntil, mustRun, pathKind, run, useHost } from './support/host.js';
@@ -130,25 +127,7 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS || process.env.SITEPLANE_CMS
     let directusV1: JsonBody;
 
     beforeAll(async () => {
-      const exec = hostExecutor(host);
-      try {
-        const facts = await detectFacts(exec);
-        const scratch = { type: 'static-html', user: 'root', runtime: {} } as unknown as ProvisionedSite;
-        await ensureDeployTools().run(makeContext(exec, scratch, { facts, settings: { npmRegistry: null, nodeSource: 'npm' } }));
-      } finally {
-        await exec.close();
-      }
-      for (const name of ['strapi', 'directus']) {
-        await mustRun('git', ['init', '-q', '--bare', '-b', 'main', `${GIT_BASE}/acme/${name}.git`]);
-        await mustRun('git', ['init', '-q', '-b', 'main', `${WORK}/${name}`]);
-      }
-      await mustRun('sh', [
-        '-c',
-        'setsid -f git daemon --reuseaddr --port="$2" --export-all --base-path="$1" --pid-file="$1/daemon.pid" >/dev/null 2>&1',
-        'sh',
-        GIT_BASE,
-        String(GIT_PORT),
-      ]);
+      await serveRepositories(GIT_BASE, WORK, ['strapi', 'directus'], GIT_PORT);
       h = await Harness.start({ username: user });
       await h.registerServer();
       token = (await createToken(h.service.storage.db, { name: `cms-${id}`, scope: 'write' })).token;
@@ -156,10 +135,9 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS || process.env.SITEPLANE_CMS
 
     afterAll(async () => {
       console.log(`real CMS figures: ${JSON.stringify(figures, null, 2)}`);
-      await run('sh', ['-c', 'kill "$(cat "$1/daemon.pid")"', 'sh', GIT_BASE]);
+      await stopServingRepositories(GIT_BASE, WORK);
       await h?.stop();
       await removeSystemUser(user, id).catch(() => undefined);
-      await run('rm', ['-rf', '--', GIT_BASE, WORK]);
     }, 600_000);
 
     it('creates Strapi 5 and Directus 11 on PostgreSQL; their users put data into the installed instances', async () => {
