@@ -184,6 +184,8 @@ if (freshOnly) {
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+// The failures are named again at the end, next to the totals: a CI log is often read from its tail.
+const failures = [];
 for (const run of runs) {
   if (!existsSync(run.out)) {
     console.error(`${run.name}: vitest wrote no report (exit ${run.code})`);
@@ -197,6 +199,20 @@ for (const run of runs) {
   // A file that failed to load counts as a failure even when it ran no test.
   failed += report.testResults.filter((f) => f.status === 'failed' && f.assertionResults.length === 0).length;
   if (run.code !== 0 && report.numFailedTests === 0 && report.numFailedTestSuites === 0) failed += 1;
+  for (const file of report.testResults) {
+    const name = file.name.slice(file.name.indexOf('packages/'));
+    if (file.status === 'failed' && file.assertionResults.length === 0)
+      failures.push(`${run.name}: ${name}: ${firstLine(file.message)}`);
+    for (const test of file.assertionResults.filter((t) => t.status === 'failed'))
+      failures.push(`${run.name}: ${name} > ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`);
+  }
+}
+function firstLine(text) {
+  return (
+    String(text ?? '')
+      .split('\n')
+      .find((line) => line.trim() !== '') ?? ''
+  );
 }
 stopHost();
 stopDaemons();
@@ -206,5 +222,6 @@ if (leftoverCheck) {
     failed += 1;
   }
 }
+for (const failure of failures) console.error(`FAILED ${failure}`);
 console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed > 0 || passed === 0 ? 1 : 0);
