@@ -122,4 +122,16 @@ describe('time-ordered uuids (version 7) for rows of the create path', () => {
     expect(a < b).toBe(true);
     expect(new Set(Array.from({ length: 1000 }, () => timeOrderedUuid(1)).values()).size).toBe(1000);
   });
+
+  it('made in one millisecond, sort in the order they were made (a counter, not random bits, after the time)', () => {
+    // More than the 12-bit counter holds in one millisecond: the overflow takes the next one.
+    const ids = Array.from({ length: 5000 }, () => timeOrderedUuid(1_800_000_000_000));
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    // A clock a little behind the last id continues after it; a date far from it starts its own count.
+    const later = timeOrderedUuid(1_800_000_000_000 - 5);
+    expect(later > (ids.at(-1) as string)).toBe(true);
+    expect(timeOrderedUuid(1_700_000_000_000).slice(0, 13)).toBe('018bcfe5-6800');
+  });
 });
