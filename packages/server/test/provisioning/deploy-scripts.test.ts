@@ -339,7 +339,10 @@ describe('HEALTH', () => {
       expect(await ask('live')).toEqual({ code: 1, stdout: '500\n' });
       expect(requests).toBe(1);
       requests = 0;
+      const asked = Date.now();
       expect(await ask('beside')).toEqual({ code: 1, stdout: '500\n' });
+      // The whole second it was given, wherever in a second it began (a deadline, not a speed).
+      expect(Date.now() - asked).toBeGreaterThanOrEqual(950);
       expect(requests).toBeGreaterThan(1);
     } finally {
       server.close();

@@ -4,13 +4,14 @@ import type { SiteLayout } from '../steps/site-layout.js';
 import { asUserIn } from './release-paths.js';
 
 /**
- * HEALTH: asks $1 (curl with the options after $4) until it answers 2xx/3xx or $2 seconds passed,
- * every 0.1 s (a release just started answers within a few tenths: a longer pause is time lost), each request at most $3 s. Prints the last status (000: no answer). With $4 = live
+ * HEALTH: asks $1 (curl with the options after $4) until it answers 2xx/3xx or $2 seconds passed
+ * (counted in milliseconds: on a whole-second clock a 1 s check begun late in a second ended after
+ * one request), every 0.1 s (a release just started answers within a few tenths: a longer pause is time lost), each request at most $3 s. Prints the last status (000: no answer). With $4 = live
  * the release already serves visitors: an answer that will not change by waiting (a 404, a 500)
  * fails at once, only "no answer yet" and 502-504 are asked again. Run as the site user: it reads
  * no file.
  */
-export const HEALTH = `url=$1 deadline=$(( $(date +%s) + $2 )) each=$3 live=$4
+export const HEALTH = `url=$1 deadline=$(( $(date +%s%N) / 1000000 + $2 * 1000 )) each=$3 live=$4
 shift 4
 while :; do
   code=$(curl -s -o /dev/null -w '%{http_code}' --max-time "$each" "$@" "$url") || code=000
@@ -19,7 +20,7 @@ while :; do
     000|502|503|504) ;;
     *) if [ "$live" = live ]; then echo "$code"; exit 1; fi ;;
   esac
-  [ "$(date +%s)" -lt "$deadline" ] || { echo "$code"; exit 1; }
+  [ "$(( $(date +%s%N) / 1000000 ))" -lt "$deadline" ] || { echo "$code"; exit 1; }
   sleep 0.1
 done`;
 
