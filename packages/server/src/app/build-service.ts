@@ -10,6 +10,7 @@ import { guardedFetch } from '../egress/guarded-fetch.js';
 import { cachedAuthenticator } from '../http/auth.js';
 import { buildHttp } from '../http/build-http.js';
 import type { ResponseMismatch } from '../http/response-check.js';
+import { ApiPressure } from '../jobs/api-pressure.js';
 import { DeploySlots } from '../jobs/deploy-slots.js';
 import { EventRetention } from '../jobs/event-retention.js';
 import { PostgresServerLocks } from '../jobs/postgres-server-locks.js';
@@ -206,6 +207,8 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
   let renewals: RenewalScheduler | null = null;
   let eventRetention: EventRetention | null = null;
   let webhooks: WebhookDispatcher | null = null;
+  // Tells the worker when the API beside it is busy (the server's requests stamp it, below).
+  const apiPressure = new ApiPressure();
   if (config.runWorker) {
     eventRetention = new EventRetention({ db: storage.db, clock, log: logger, retentionDays: config.eventRetentionDays });
     webhooks = new WebhookDispatcher(
@@ -226,6 +229,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
       leaseMs: overrides.leaseMs ?? config.jobLeaseMs,
       pollMs: overrides.pollMs ?? 1_000,
       observe: (job, outcome, seconds) => metrics.jobDuration.observe({ kind: job.kind, outcome }, seconds),
+      apiPressure,
     });
     renewals = new RenewalScheduler(
       {
@@ -264,6 +268,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     metrics: exported ? { requestDuration: metrics.requestDuration, scrape: scrapeOnApi } : undefined,
     responseMismatch: overrides.responseMismatch,
   });
+  if (worker) app.server.on('request', () => apiPressure.requestArrived());
   worker?.start();
   renewals?.start();
   // Uploads of deployments that ended while no worker ran here (or of a crash mid-request).
