@@ -4,16 +4,13 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSshKeyPair } from '../../../src/crypto/ssh-key-pair.js';
-import { ensureDeployTools } from '../../../src/provisioning/deploy/ensure-deploy-tools.js';
-import { detectFacts } from '../../../src/provisioning/detect-facts.js';
-import type { ProvisionedSite } from '../../../src/provisioning/step.js';
 import { createToken } from '../../../src/storage/tokens.js';
-import { makeContext } from '../../provisioning/support/context.js';
 import type { DeployKeyFixture } from '../../standins/vcs/deploy-key-endpoints.js';
 import { makeFixture } from '../../standins/vcs/fixture.js';
 import { startGiteaStandin } from '../../standins/vcs/gitea-standin.js';
 import { LOOPBACK_TARGETS, TEST_DB } from '../../support/test-service.js';
-import { hostExecutor, requireTestHost } from '../support/test-host.js';
+import { requireTestHost } from '../support/test-host.js';
+import { ensureHostGit } from './support/git-daemon.js';
 import { commitAndPush } from './support/git-work-tree.js';
 import { describeOperation, Harness, type JsonBody, removeSystemUser, runId } from './support/harness.js';
 import { curlUntil, mustRun, run, useHost } from './support/host.js';
@@ -158,14 +155,7 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(`deploys over ssh with a de
 
   beforeAll(async () => {
     // git on the host is the deploy steps' to install (ensure git); the git account uses it first.
-    const exec = hostExecutor(host);
-    try {
-      const facts = await detectFacts(exec);
-      const scratch = { type: 'static-html', user: 'root', runtime: {} } as unknown as ProvisionedSite;
-      await ensureDeployTools().run(makeContext(exec, scratch, { facts, settings: { npmRegistry: null, nodeSource: 'npm' } }));
-    } finally {
-      await exec.close();
-    }
+    await ensureHostGit();
     // The git server account: a shell only to run the forced command; a '*' password, not a
     // locked one ('!'), which sshd without PAM refuses.
     await run('userdel', ['-r', 'git']);

@@ -12,14 +12,7 @@ import { mustRun, run, server } from './host.js';
  * the host is the deploy steps' to install, so their own step (ensure git) brings it first.
  */
 export async function serveRepositories(base: string, work: string, names: readonly string[], port: number): Promise<void> {
-  const exec = hostExecutor(server());
-  try {
-    const facts = await detectFacts(exec);
-    const scratch = { type: 'static-html', user: 'root', runtime: {} } as unknown as ProvisionedSite;
-    await ensureDeployTools().run(makeContext(exec, scratch, { facts, settings: { npmRegistry: null, nodeSource: 'npm' } }));
-  } finally {
-    await exec.close();
-  }
+  await ensureHostGit();
   for (const name of names) {
     await mustRun('git', ['init', '-q', '--bare', '-b', 'main', `${base}/acme/${name}.git`]);
     await mustRun('git', ['init', '-q', '-b', 'main', `${work}/${name}`]);
@@ -31,6 +24,21 @@ export async function serveRepositories(base: string, work: string, names: reado
     base,
     String(port),
   ]);
+}
+
+/**
+ * Installs git on the test host the way a deploy does (its ensure-git step, run as root), for the
+ * suites that need git there before their first deploy: their git servers.
+ */
+export async function ensureHostGit(): Promise<void> {
+  const exec = hostExecutor(server());
+  try {
+    const facts = await detectFacts(exec);
+    const scratch = { type: 'static-html', user: 'root', runtime: {} } as unknown as ProvisionedSite;
+    await ensureDeployTools().run(makeContext(exec, scratch, { facts, settings: { npmRegistry: null, nodeSource: 'npm' } }));
+  } finally {
+    await exec.close();
+  }
 }
 
 /** Stops serveRepositories' daemon and removes its repositories and work trees. */
