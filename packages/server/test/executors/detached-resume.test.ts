@@ -2,6 +2,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { CommandResult, RunOptions } from '../../src/provisioning/executor.js';
+import { DetachedRuns } from '../../src/provisioning/executors/detached.js';
 import { LocalExecutor } from '../../src/provisioning/executors/local.js';
 
 // Detached runs on this machine (real sh, no sudo needed): what a job resumed after `kill -9` of
@@ -83,5 +85,72 @@ describe('detached runs resumed by run id (a restarted control plane)', () => {
       { pollMs: 1000 },
     );
     expect(result).toEqual({ code: 3, stdout: 'ünïcode ✓\nsecond line\n', stderr: 'warn\n\n' });
+  });
+});
+
+/**
+ * Issue 11 item 8 (the platform's overhead per deploy): every deploy step runs detached, and a
+ * short one costs one round trip: the start waits for it on the server and answers with its result.
+ */
+describe('detached runs in one round trip', () => {
+  /**
+   * DetachedRuns over this machine's sh, counting the round trips (one per command run); `loseAnswerOf`
+   * loses that trip's answer (after it ran), `startLooks` shortens the start's wait (100 looks, 5 s).
+   */
+  function counted(options: { loseAnswerOf?: number; startLooks?: number } = {}) {
+    const local = new LocalExecutor({ runDir });
+    const trips: string[] = [];
+    const run = async (argv: readonly string[], runOptions?: RunOptions): Promise<CommandResult> => {
+      const start = argv[0] === 'sh' && String(argv[2]).includes('echo started');
+      trips.push(start ? 'start' : argv[0] === 'rm' ? 'rm' : 'poll');
+      const shortened = start && options.startLooks !== undefined ? [...argv.slice(0, -1), String(options.startLooks)] : argv;
+      const result = await local.run(shortened, runOptions);
+      if (trips.length === options.loseAnswerOf) throw Object.assign(new Error('connection lost'), { lost: true });
+      return result;
+    };
+    const runs = new DetachedRuns(run, runDir, false, (err) => (err as { lost?: boolean }).lost === true);
+    return { runs, trips };
+  }
+
+  it('answers a command that ends within a poll in the start itself, its run directory removed', async () => {
+    const { runs, trips } = counted();
+    const result = await runs.runDetached(['sh', '-c', 'echo out; echo err >&2; exit 4'], { runId: 'one-trip-short' });
+    expect(result).toEqual({ code: 4, stdout: 'out\n', stderr: 'err\n' });
+    expect(trips).toEqual(['start']);
+    expect(() => statSync(join(runDir, 'one-trip-short'))).toThrow(/ENOENT/);
+  });
+
+  it('goes on polling a command that outlives the start’s wait, then removes it', async () => {
+    const { runs, trips } = counted({ startLooks: 2 });
+    const result = await runs.runDetached(['sh', '-c', 'sleep 0.5; echo late'], { runId: 'one-trip-slow', pollMs: 50 });
+    expect(result.stdout).toBe('late\n');
+    expect(trips[0]).toBe('start');
+    expect(trips).toContain('poll');
+    expect(trips.at(-1)).toBe('rm');
+    expect(() => statSync(join(runDir, 'one-trip-slow'))).toThrow(/ENOENT/);
+  });
+
+  it('waits for the run when the start’s answer is lost, and fails with the start’s error when nothing started', async () => {
+    const file = join(base, 'lost-answer');
+    const lost = counted({ loseAnswerOf: 1, startLooks: 2 });
+    const result = await lost.runs.runDetached(['sh', '-c', 'echo start >> "$1"; sleep 0.4; echo kept', 'sh', file], {
+      runId: 'one-trip-lost',
+      pollMs: 50,
+    });
+    // The run went on and was asked for again: its result, and it ran once.
+    expect(result.stdout).toBe('kept\n');
+    expect(starts(file)).toBe(1);
+    expect(lost.trips.slice(0, 2)).toEqual(['start', 'poll']);
+    const never = new DetachedRuns(
+      async () => {
+        throw Object.assign(new Error('unreachable before the start'), { lost: true });
+      },
+      runDir,
+      false,
+      (err) => (err as { lost?: boolean }).lost === true,
+    );
+    await expect(never.runDetached(['true'], { runId: 'one-trip-never', pollMs: 10, unreachableMs: 50 })).rejects.toThrow(
+      /unreachable before the start/,
+    );
   });
 });
