@@ -56,9 +56,12 @@ const CLI = ['packages/cli/dist/siteplane.js'];
 function cli(args: string[]): string {
   return execFileSync(process.execPath, [...CLI, ...args], { env, encoding: 'utf8' }).trim();
 }
-process.once('SIGTERM', () => {
-  for (const child of children) if (child.pid) process.kill(child.pid, 'SIGTERM');
-  process.exit(143);
+process.once('SIGTERM', () => process.exit(143));
+// Whatever ends this process (a signal above, an exception such as EPIPE when its output is piped to
+// `head`), the service and the raw server it started end with it; its data directory goes too.
+process.once('exit', () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  rmSync(dataDir, { recursive: true, force: true });
 });
 
 /** The flags `npm start` passes to node (package.json's start script: `node <flags> <script> serve`). */
@@ -271,7 +274,7 @@ try {
   );
   console.log(`API process resident memory after the run: ${rss} (<= 150 MB)`);
 } finally {
-  for (const child of children) if (child.pid) process.kill(child.pid, 'SIGTERM');
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 500));
   rmSync(dataDir, { recursive: true, force: true });
 }
