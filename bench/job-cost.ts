@@ -17,8 +17,10 @@ const BATCH = 25;
 
 // Every statement better-sqlite3 runs, counted where Kysely's driver runs them (all or run).
 let statements = 0;
-// BENCH_STATEMENTS=1: also the statements of the worker-on run by total time (the cost of timing each is small).
-const BY_STATEMENT = process.env.BENCH_STATEMENTS === '1';
+// BENCH_STATEMENTS=1: also the statements of the worker-on run by total time (the cost of timing each
+// is small); BENCH_STATEMENTS=off: those of the worker-off run (the creates alone).
+const BY_STATEMENT = process.env.BENCH_STATEMENTS === '1' || process.env.BENCH_STATEMENTS === 'off';
+const STATEMENTS_OF = process.env.BENCH_STATEMENTS === 'off' ? 'off' : 'on';
 const byStatement = new Map<string, { n: number; ms: number }>();
 const probe = new SQLite(':memory:');
 const Statement = probe.prepare('SELECT 1').constructor.prototype as Record<'all' | 'run', (...args: unknown[]) => unknown>;
@@ -106,8 +108,10 @@ async function measure(worker: 'on' | 'off'): Promise<{ cpuUs: number; statement
 }
 
 const off = await measure('off');
+const offStatements = new Map(byStatement);
 byStatement.clear();
 const on = await measure('on');
+const listed = STATEMENTS_OF === 'off' ? offStatements : byStatement;
 const per = (n: number) => (n / JOBS).toFixed(0);
 console.log(
   `${JOBS} creates: worker off ${per(off.cpuUs)} µs CPU and ${(off.statements / JOBS).toFixed(1)} statements per create`,
@@ -119,5 +123,5 @@ console.log(
   `the job alone: ${per(on.cpuUs - off.cpuUs)} µs CPU, ${((on.statements - off.statements) / JOBS).toFixed(1)} statements`,
 );
 if (BY_STATEMENT)
-  for (const [source, { n, ms }] of [...byStatement].sort((a, b) => b[1].ms - a[1].ms).slice(0, 40))
+  for (const [source, { n, ms }] of [...listed].sort((a, b) => b[1].ms - a[1].ms).slice(0, 40))
     console.log(`${ms.toFixed(0).padStart(6)} ms ${String(n).padStart(7)}× ${source.replace(/\s+/g, ' ').slice(0, 160)}`);
