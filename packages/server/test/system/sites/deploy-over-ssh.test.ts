@@ -5,9 +5,9 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSshKeyPair } from '../../../src/crypto/ssh-key-pair.js';
 import { createToken } from '../../../src/storage/tokens.js';
+import { HOSTED_CASES } from '../../http/vc-api.js';
 import type { DeployKeyFixture } from '../../standins/vcs/deploy-key-endpoints.js';
 import { makeFixture } from '../../standins/vcs/fixture.js';
-import { startGiteaStandin } from '../../standins/vcs/gitea-standin.js';
 import { LOOPBACK_TARGETS, TEST_DB } from '../../support/test-service.js';
 import { requireTestHost } from '../support/test-host.js';
 import { ensureHostGit } from './support/git-daemon.js';
@@ -23,9 +23,10 @@ import { curlUntil, mustRun, run, useHost } from './support/host.js';
  * installs. (a) A plain git profile listing `git@<host>:acme/app.git`: bound before the user added
  * the site's key (the binding says the remote refused it, a deploy fails naming the cause), then
  * with the key added (branch checked with it, deploy served); a changed host key is refused.
- * (b) A Gitea stand-in whose ssh clone address is that account (`git@127.0.0.1:acme/monorepo.git`,
- * as the host sees it): the key is registered through the stand-in's API, which the test hands to
- * the git account as Gitea's own sshd would, and the deploy fetches over ssh with it.
+ * (b) Each hosted provider's stand-in (GitHub, GitLab, Bitbucket, Gitea), whose ssh clone address
+ * is that account (`git@127.0.0.1:acme/monorepo.git`, as the host sees it): the key is registered
+ * through the stand-in's API, which the test hands to the git account as the provider's own sshd
+ * would, and the deploy fetches over ssh with it; unbinding removes it at the provider.
  * Throughout: the private key is on the host only while a fetch runs, in a 0600 file of the site's
  * user, and never in an answer, an operation log or the service's log; unbinding forgets it.
  */
@@ -150,8 +151,6 @@ const expectNoLeak = (privateKey: string, text: string, where: string) => {
 describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(`deploys over ssh with a deploy key on ${TEST_DB} (issue 11 item 1)`, () => {
   let plainSite: JsonBody;
   let hostedSite: JsonBody;
-  let fixture: DeployKeyFixture;
-  let standin: Awaited<ReturnType<typeof startGiteaStandin>>;
 
   beforeAll(async () => {
     // git on the host is the deploy steps' to install (ensure git); the git account uses it first.
@@ -182,8 +181,6 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(`deploys over ssh with a de
     await chmod(join(knownHostsDir, 'bin', 'ssh'), 0o755);
     process.env.PATH = `${join(knownHostsDir, 'bin')}:${originalPath}`;
 
-    fixture = makeFixture();
-    standin = await startGiteaStandin(fixture);
     const logStream = new PassThrough();
     logStream.on('data', (chunk: Buffer) => serviceLog.push(chunk.toString('utf8')));
     h = await Harness.start({ username: user, env: { SITEPLANE_ALLOWED_TARGETS: LOOPBACK_TARGETS }, logStream });
@@ -200,7 +197,6 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(`deploys over ssh with a de
   afterAll(async () => {
     process.env.PATH = originalPath;
     await h?.stop();
-    await standin?.server.close();
     await removeSystemUser(user, id).catch(() => undefined);
     await run('userdel', ['-r', 'git']);
     await run('rm', ['-rf', '--', WORK]);
@@ -357,77 +353,86 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(`deploys over ssh with a de
     }, 120_000);
   });
 
-  describe('(b) a hosted provider (Gitea stand-in) whose ssh clone address is the git server', () => {
-    it('registers the key through the API, fetches over ssh with it, and removes it at unbind', async () => {
-      await commit('acme/monorepo', { 'index.html': 'hosted-over-ssh' }, 'hosted v1');
-      const profile = await must(
-        201,
-        api('POST', '/api/v1/vc-profiles', {
-          provider: 'gitea',
-          name: `gitea-${id}`,
-          token: fixture.token,
-          baseUrl: standin.baseUrl,
-        }),
-        'POST gitea profile',
-      );
-      const source = await must(
-        200,
-        api('PUT', `/api/v1/sites/${hostedSite.uuid}/source`, {
-          vcProfile: profile.uuid,
-          repository: 'acme/monorepo',
-          branch: 'trunk',
-          access: 'deploy_key',
-        }),
-        'PUT source',
-      );
-      expect(source).toMatchObject({ auth: 'deploy_key', deploy_key_registration: { status: 'registered', reason: null } });
-      const registered = (fixture.deployKeys ?? []).filter((k) => k.repository === 'acme/monorepo');
-      expect(registered).toEqual([expect.objectContaining({ key: source.deploy_public_key, readOnly: true })]);
-      // Gitea's sshd admits the keys registered through its API: the git account does the same.
-      await admitKey(registered[0]?.key ?? '');
+  describe('(b) each hosted provider (its stand-in) whose ssh clone address is the git server', () => {
+    it.each(HOSTED_CASES)(
+      '$provider: registers the key through the API, fetches over ssh with it, and removes it at unbind',
+      async (c) => {
+        // Not nested for GitLab either: the ssh address is then git@127.0.0.1:acme/monorepo.git for all four.
+        const fixture: DeployKeyFixture = makeFixture();
+        const standin = await c.start(fixture);
+        try {
+          const content = `hosted-over-ssh-${c.provider}`;
+          await commit('acme/monorepo', { 'index.html': content }, `hosted v1 from ${c.provider}`);
+          const profile = await must(
+            201,
+            api('POST', '/api/v1/vc-profiles', {
+              provider: c.provider,
+              name: `${c.provider}-${id}`,
+              token: fixture.token,
+              baseUrl: standin.baseUrl,
+            }),
+            `POST ${c.provider} profile`,
+          );
+          const source = await must(
+            200,
+            api('PUT', `/api/v1/sites/${hostedSite.uuid}/source`, {
+              vcProfile: profile.uuid,
+              repository: 'acme/monorepo',
+              branch: 'trunk',
+              access: 'deploy_key',
+            }),
+            'PUT source',
+          );
+          expect(source).toMatchObject({ auth: 'deploy_key', deploy_key_registration: { status: 'registered', reason: null } });
+          const registered = (fixture.deployKeys ?? []).filter((k) => k.repository === 'acme/monorepo');
+          expect(registered).toEqual([expect.objectContaining({ provider: c.provider, key: source.deploy_public_key })]);
+          // The provider's sshd admits the keys registered through its API: the git account does the same.
+          await admitKey(registered[0]?.key ?? '');
 
-      // A key file a killed fetch left two hours ago (a trap does not run on SIGKILL or a reboot).
-      const stale = `/home/${user}/.siteplane-deploy-left-by-a-killed-fetch.key`;
-      await mustRun('runuser', [
-        '-u',
-        user,
-        '--',
-        'sh',
-        '-c',
-        'umask 077 && echo x > "$1" && touch -d "2 hours ago" "$1"',
-        'sh',
-        stale,
-      ]);
-      const { deployment, log } = await deploy(hostedSite);
-      if (deployment.status !== 'succeeded') throw new Error(describeOperation(deployment.operationView));
-      expect((await run('test', ['-e', stale])).code).toBe(1);
-      expect(log).toContain('git@127.0.0.1:acme/monorepo.git');
-      const page = await curlUntil(
-        hostedSite.domain,
-        '/',
-        (a) => a.status === 200 && a.body.trim() === 'hosted-over-ssh',
-        10_000,
-      );
-      expect(page.body.trim()).toBe('hosted-over-ssh');
-      const privateKey = await privateKeyOf(hostedSite);
-      expect(await filesHolding(privateKey)).toEqual([]);
-      expectNoLeak(privateKey, log, 'the operation');
-      expectNoLeak(privateKey, answers.join('\n'), 'the API answers');
-      expectNoLeak(privateKey, serviceLog.join(''), "Siteplane's log");
-      expectNoLeak(privateKey, JSON.stringify(standin.server.requests), 'the requests to the provider');
-      // The token never reached the host either.
-      const tokenFiles = await run('sh', [
-        '-c',
-        'grep -rlF -- "$1" /home /tmp /var/tmp /root /var/log /etc /srv 2>/dev/null',
-        'sh',
-        fixture.token,
-      ]);
-      expect(tokenFiles.stdout.trim()).toBe('');
+          // A key file a killed fetch left two hours ago (a trap does not run on SIGKILL or a reboot).
+          const stale = `/home/${user}/.siteplane-deploy-left-by-a-killed-fetch.key`;
+          await mustRun('runuser', [
+            '-u',
+            user,
+            '--',
+            'sh',
+            '-c',
+            'umask 077 && echo x > "$1" && touch -d "2 hours ago" "$1"',
+            'sh',
+            stale,
+          ]);
+          const { deployment, log } = await deploy(hostedSite);
+          if (deployment.status !== 'succeeded') throw new Error(describeOperation(deployment.operationView));
+          expect((await run('test', ['-e', stale])).code).toBe(1);
+          expect(log).toContain('git@127.0.0.1:acme/monorepo.git');
+          const page = await curlUntil(hostedSite.domain, '/', (a) => a.status === 200 && a.body.trim() === content, 10_000);
+          expect(page.body.trim()).toBe(content);
+          const privateKey = await privateKeyOf(hostedSite);
+          expect(await filesHolding(privateKey)).toEqual([]);
+          expectNoLeak(privateKey, log, 'the operation');
+          expectNoLeak(privateKey, answers.join('\n'), 'the API answers');
+          expectNoLeak(privateKey, serviceLog.join(''), "Siteplane's log");
+          expectNoLeak(privateKey, JSON.stringify(standin.server.requests), 'the requests to the provider');
+          // The token never reached the host either.
+          const tokenFiles = await run('sh', [
+            '-c',
+            'grep -rlF -- "$1" /home /tmp /var/tmp /root /var/log /etc /srv 2>/dev/null',
+            'sh',
+            fixture.token,
+          ]);
+          expect(tokenFiles.stdout.trim()).toBe('');
 
-      await must(204, api('DELETE', `/api/v1/sites/${hostedSite.uuid}/source`), 'DELETE source');
-      expect((fixture.deployKeys ?? []).filter((k) => k.repository === 'acme/monorepo')).toEqual([]);
-      const removals = await must(200, api('GET', `/api/v1/sites/${hostedSite.uuid}/source/deploy-key-removals`), 'removals');
-      expect(removals.data).toEqual([expect.objectContaining({ cause: 'unbound', outcome: 'removed' })]);
-    }, 900_000);
+          await must(204, api('DELETE', `/api/v1/sites/${hostedSite.uuid}/source`), 'DELETE source');
+          expect((fixture.deployKeys ?? []).filter((k) => k.repository === 'acme/monorepo')).toEqual([]);
+          const removals = await must(200, api('GET', `/api/v1/sites/${hostedSite.uuid}/source/deploy-key-removals`), 'removals');
+          // Oldest first: this provider's is the last, and every earlier one was removed too.
+          expect(removals.data.at(-1)).toEqual(expect.objectContaining({ cause: 'unbound', outcome: 'removed' }));
+          expect(removals.data.map((r: JsonBody) => r.outcome)).not.toContain('failed');
+        } finally {
+          await standin.server.close();
+        }
+      },
+      900_000,
+    );
   });
 });
