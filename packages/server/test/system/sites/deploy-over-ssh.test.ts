@@ -148,6 +148,10 @@ const expectNoLeak = (privateKey: string, text: string, where: string) => {
   for (const line of keyLines(privateKey)) expect(text.includes(line), `a line of the private key in ${where}`).toBe(false);
 };
 
+/** Runs a shell script on the host as the site's user (what that user could do to its own files). */
+const asSiteUser = (script: string, args: string[], input?: string) =>
+  mustRun('runuser', ['-u', user, '--', 'sh', '-c', script, 'sh', ...args], input === undefined ? {} : { input });
+
 describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(`deploys over ssh with a deploy key on ${TEST_DB} (issue 11 item 1)`, () => {
   let plainSite: JsonBody;
   let hostedSite: JsonBody;
@@ -314,23 +318,13 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(`deploys over ssh with a de
       const before = (await mustRun('cat', [file])).stdout;
       // What a man in the middle presents: another key for the same address.
       const other = generateSshKeyPair('impostor').public.split(/\s+/).slice(0, 2).join(' ');
-      await mustRun('runuser', [
-        '-u',
-        user,
-        '--',
-        'sh',
-        '-c',
-        'printf "%s\\n" "$1" > "$2"',
-        'sh',
-        `${host.address} ${other}`,
-        file,
-      ]);
+      await asSiteUser('printf "%s\\n" "$1" > "$2"', [`${host.address} ${other}`, file]);
       try {
         const { deployment } = await deploy(plainSite);
         expect(deployment.status).toBe('failed');
         expect(deployment.operationView.error.message).toMatch(/ssh host key is not the one the site's user accepted/);
       } finally {
-        await mustRun('runuser', ['-u', user, '--', 'sh', '-c', 'cat > "$1"', 'sh', file], { input: before });
+        await asSiteUser('cat > "$1"', [file], before);
       }
       // The site still serves what it served.
       const page = await curlUntil(plainSite.domain, '/', (a) => a.status === 200, 10_000);
@@ -391,16 +385,7 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(`deploys over ssh with a de
 
           // A key file a killed fetch left two hours ago (a trap does not run on SIGKILL or a reboot).
           const stale = `/home/${user}/.siteplane-deploy-left-by-a-killed-fetch.key`;
-          await mustRun('runuser', [
-            '-u',
-            user,
-            '--',
-            'sh',
-            '-c',
-            'umask 077 && echo x > "$1" && touch -d "2 hours ago" "$1"',
-            'sh',
-            stale,
-          ]);
+          await asSiteUser('umask 077 && echo x > "$1" && touch -d "2 hours ago" "$1"', [stale]);
           const { deployment, log } = await deploy(hostedSite);
           if (deployment.status !== 'succeeded') throw new Error(describeOperation(deployment.operationView));
           expect((await run('test', ['-e', stale])).code).toBe(1);
