@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Clock } from '../app/clock.js';
 import type { JobOutcome } from '../metrics/service-metrics.js';
@@ -33,8 +34,6 @@ export interface JobSignal {
 }
 
 export type JobHandler = (job: JobRow, signal: JobSignal) => Promise<void>;
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * While the API sharing this process is busy, claims are this far apart. A job holds the process's
@@ -102,7 +101,7 @@ export class Worker {
     // After the I/O waiting now: with SQLite every query resolves at once, so a finished job's wake,
     // the next claim and that job's run would otherwise follow each other as promise callbacks that
     // never let the event loop reach a request (a queue of dry-run jobs held the API for 16 s).
-    this.filling = this.filling.then(nextTurn).then(() => this.fill());
+    this.filling = this.filling.then(() => nextTurn()).then(() => this.fill());
   }
 
   private async fill(): Promise<void> {

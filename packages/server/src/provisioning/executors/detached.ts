@@ -143,7 +143,7 @@ const POLL_LOOKS = 100;
 const RUN_ID = /^[A-Za-z0-9-]{1,64}$/;
 
 /** A run id with no run directory: never started, or collected already. */
-export class DetachedRunMissing extends Error {
+class DetachedRunMissing extends Error {
   override name = 'DetachedRunMissing';
   constructor(id: string, runDir: string) {
     super(`detached run ${id} not found in ${runDir}`);
