@@ -41,7 +41,7 @@ const START = 'exec node server.mjs --label "$SITE_LABEL two"';
 let h: Harness;
 let token: string;
 
-const { api, must, finished } = deployApi(
+const { api, must, finished, bindToHostRepositories } = deployApi(
   () => h,
   () => token,
 );
@@ -114,25 +114,10 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
       [generic, adonis] = await Promise.all([h.waitInstalled(g, 900_000), h.waitInstalled(a, 900_000)]);
       await commit('generic', fixture('generic-port-app'), 'generic v1');
       await commit('adonis', fixture('adonis-app'), 'adonis v1');
-      const profile = await must(
-        201,
-        api('POST', '/api/v1/vc-profiles', {
-          provider: 'git',
-          name: `port-${id}`,
-          repositories: ['generic', 'adonis'].map((name) => `git://${host.address}:${GIT_PORT}/acme/${name}.git`),
-        }),
-        'POST /vc-profiles',
-      );
-      for (const [site, repo] of [
-        [generic, 'acme/generic'],
-        [adonis, 'acme/adonis'],
-      ] as const) {
-        await must(
-          200,
-          api('PUT', `/api/v1/sites/${site.uuid}/source`, { vcProfile: profile.uuid, repository: repo, branch: 'main' }),
-          `PUT source ${repo}`,
-        );
-      }
+      await bindToHostRepositories(`port-${id}`, { address: host.address, port: GIT_PORT }, [
+        [generic, 'generic'],
+        [adonis, 'adonis'],
+      ]);
 
       // No start command: refused before anything is queued, naming the setting.
       const refused = await api('POST', `/api/v1/sites/${generic.uuid}/deployments`, {});

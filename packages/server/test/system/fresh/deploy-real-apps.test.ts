@@ -39,7 +39,7 @@ const figures: Record<string, unknown> = {};
 let h: Harness;
 let token: string;
 
-const { api, must, finished } = deployApi(
+const { api, must, finished, bindToHostRepositories } = deployApi(
   () => h,
   () => token,
 );
@@ -96,25 +96,10 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
       await commit('laravel', fixture('laravel-app'), 'laravel v1');
       await commit('next', { ...fixture('next-app'), 'release.json': '{"marker":"v1"}\n' }, 'next v1');
 
-      const profile = await must(
-        201,
-        api('POST', '/api/v1/vc-profiles', {
-          provider: 'git',
-          name: `apps-${id}`,
-          repositories: ['laravel', 'next'].map((name) => `git://${host.address}:${GIT_PORT}/acme/${name}.git`),
-        }),
-        'POST /vc-profiles',
-      );
-      for (const [site, repo] of [
-        [laravel, 'acme/laravel'],
-        [next, 'acme/next'],
-      ] as const) {
-        await must(
-          200,
-          api('PUT', `/api/v1/sites/${site.uuid}/source`, { vcProfile: profile.uuid, repository: repo, branch: 'main' }),
-          `PUT source ${repo}`,
-        );
-      }
+      await bindToHostRepositories(`apps-${id}`, { address: host.address, port: GIT_PORT }, [
+        [laravel, 'laravel'],
+        [next, 'next'],
+      ]);
       await must(
         200,
         api('PATCH', `/api/v1/sites/${laravel.uuid}/environment`, {

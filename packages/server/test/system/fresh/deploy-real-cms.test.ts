@@ -35,7 +35,7 @@ const STRAPI_ADMIN = { firstname: 'Ada', lastname: 'Tester', email: 'ada@example
 let h: Harness;
 let token: string;
 
-const { api, must, finished } = deployApi(
+const { api, must, finished, bindToHostRepositories } = deployApi(
   () => h,
   () => token,
 );
@@ -180,24 +180,11 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS || process.env.SITEPLANE_CMS
 
       await commit('strapi', { ...fixture('strapi-app'), 'release.json': '{"marker":"v1"}\n' }, 'strapi v1');
       await commit('directus', { ...fixture('directus-app'), 'release.json': '{"marker":"v1"}\n' }, 'directus v1');
-      const profile = await must(
-        201,
-        api('POST', '/api/v1/vc-profiles', {
-          provider: 'git',
-          name: `cms-${id}`,
-          repositories: ['strapi', 'directus'].map((name) => `git://${host.address}:${GIT_PORT}/acme/${name}.git`),
-        }),
-        'POST /vc-profiles',
-      );
-      for (const [site, repo] of [
-        [strapi, 'acme/strapi'],
-        [directus, 'acme/directus'],
-      ] as const) {
-        await must(
-          200,
-          api('PUT', `/api/v1/sites/${site.uuid}/source`, { vcProfile: profile.uuid, repository: repo, branch: 'main' }),
-          `PUT source ${repo}`,
-        );
+      await bindToHostRepositories(`cms-${id}`, { address: host.address, port: GIT_PORT }, [
+        [strapi, 'strapi'],
+        [directus, 'directus'],
+      ]);
+      for (const site of [strapi, directus]) {
         await must(
           200,
           api('PATCH', `/api/v1/sites/${site.uuid}/environment`, {

@@ -41,7 +41,7 @@ const figures: Record<string, unknown> = {};
 let h: Harness;
 let token: string;
 
-const { api, must, finished } = deployApi(
+const { api, must, finished, bindToHostRepositories } = deployApi(
   () => h,
   () => token,
 );
@@ -128,26 +128,11 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
       await commit('express-ts', fixture('express-ts-app'), 'express-ts v1');
       await commit('vite', fixture('vite-app'), 'vite v1');
 
-      const profile = await must(
-        201,
-        api('POST', '/api/v1/vc-profiles', {
-          provider: 'git',
-          name: `node-apps-${id}`,
-          repositories: REPOS.map((repo) => `git://${host.address}:${GIT_PORT}/acme/${repo}.git`),
-        }),
-        'POST /vc-profiles',
+      await bindToHostRepositories(
+        `node-apps-${id}`,
+        { address: host.address, port: GIT_PORT },
+        REPOS.map((repo) => [sites[repo] as JsonBody, repo] as const),
       );
-      for (const repo of REPOS) {
-        await must(
-          200,
-          api('PUT', `/api/v1/sites/${sites[repo].uuid}/source`, {
-            vcProfile: profile.uuid,
-            repository: `acme/${repo}`,
-            branch: 'main',
-          }),
-          `PUT source ${repo}`,
-        );
-      }
       await setEnvironment(sites['nuxt-ssr'], {
         NUXT_PUBLIC_GREETING: { value: 'nuxt-env-1', scope: 'runtime' },
         NUXT_TELEMETRY_DISABLED: { value: '1', scope: 'build' },

@@ -49,7 +49,35 @@ export function deployApi(harness: () => Harness, token: () => string) {
     }
   }
 
-  return { api, must, finished };
+  /**
+   * A plain-git profile of the test host's repositories (served by git-daemon.ts as
+   * `git://<address>:<port>/acme/<name>.git`) and each site bound to its repository's main branch.
+   */
+  async function bindToHostRepositories(
+    profileName: string,
+    git: { address: string; port: number },
+    bindings: ReadonlyArray<readonly [site: JsonBody, repository: string]>,
+  ): Promise<JsonBody> {
+    const profile = await must(
+      201,
+      api('POST', '/api/v1/vc-profiles', {
+        provider: 'git',
+        name: profileName,
+        repositories: bindings.map(([, name]) => `git://${git.address}:${git.port}/acme/${name}.git`),
+      }),
+      'POST /vc-profiles',
+    );
+    for (const [site, name] of bindings) {
+      await must(
+        200,
+        api('PUT', `/api/v1/sites/${site.uuid}/source`, { vcProfile: profile.uuid, repository: `acme/${name}`, branch: 'main' }),
+        `PUT source acme/${name}`,
+      );
+    }
+    return profile;
+  }
+
+  return { api, must, finished, bindToHostRepositories };
 }
 
 /** A fixture app's files, path → content (relative to its directory). */
