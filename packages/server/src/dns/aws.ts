@@ -5,14 +5,7 @@
  * all or nothing and refuses the DELETE when the set changed since it was read, so two challenges
  * writing the same name at once (a wildcard and its apex) cannot lose each other's value.
  */
-import {
-  type Change,
-  ChangeResourceRecordSetsCommand,
-  GetChangeCommand,
-  ListHostedZonesByNameCommand,
-  ListResourceRecordSetsCommand,
-  Route53Client,
-} from '@aws-sdk/client-route-53';
+import type { Change, Route53Client } from '@aws-sdk/client-route-53';
 import { DEFAULT_TIMEOUT_MS, scrub } from './http.js';
 import { candidateZones, normalizeName } from './names.js';
 import { type DnsCredentials, DnsError, type DnsProvider, type DnsRecordRef, type DnsRecordType } from './provider.js';
@@ -34,35 +27,49 @@ const DEFAULT_TTL = 60;
 const CONFLICT_ATTEMPTS = 4;
 const MAX_ZONE_PAGES = 20;
 
+/**
+ * The SDK loads with the first request of a Route 53 profile: ~8 MB of modules that a process
+ * without one never holds (resident memory, issue 13).
+ */
+type Route53Sdk = typeof import('@aws-sdk/client-route-53');
+
 interface RecordSet {
   ttl: number;
   values: string[];
 }
 
 export class Route53Dns implements DnsProvider {
-  private readonly client: Route53Client;
+  private loaded: Promise<{ sdk: Route53Sdk; client: Route53Client }> | undefined;
   private readonly secrets: string[];
 
   constructor(
-    credentials: DnsCredentials['aws'],
+    private readonly credentials: DnsCredentials['aws'],
     private readonly options: Route53Options = {},
   ) {
-    const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.secrets = [credentials.secretAccessKey];
-    this.client = new Route53Client({
-      // Route 53 is global and signs in us-east-1; another region only selects another partition.
-      region: credentials.region ?? 'us-east-1',
-      credentials: { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey },
-      ...(options.apiBase ? { endpoint: options.apiBase } : {}),
-      // The SDK's standard retry waits out throttling and transient failures with backoff.
-      maxAttempts: 3,
-      requestHandler: { connectionTimeout: timeout, requestTimeout: timeout },
+  }
+
+  private route53(): Promise<{ sdk: Route53Sdk; client: Route53Client }> {
+    this.loaded ??= import('@aws-sdk/client-route-53').then((sdk) => {
+      const { credentials, options } = this;
+      const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+      const client = new sdk.Route53Client({
+        // Route 53 is global and signs in us-east-1; another region only selects another partition.
+        region: credentials.region ?? 'us-east-1',
+        credentials: { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey },
+        ...(options.apiBase ? { endpoint: options.apiBase } : {}),
+        // The SDK's standard retry waits out throttling and transient failures with backoff.
+        maxAttempts: 3,
+        requestHandler: { connectionTimeout: timeout, requestTimeout: timeout },
+      });
+      return { sdk, client };
     });
+    return this.loaded;
   }
 
   /** ListHostedZonesByName is cheap, authenticated, and a permission findZone needs anyway. */
   async verify(): Promise<void> {
-    await this.send(() => this.client.send(new ListHostedZonesByNameCommand({ MaxItems: 1 })));
+    await this.send((sdk, client) => client.send(new sdk.ListHostedZonesByNameCommand({ MaxItems: 1 })));
   }
 
   async findZone(fqdn: string): Promise<string> {
@@ -105,8 +112,8 @@ export class Route53Dns implements DnsProvider {
     for (const candidate of candidateZones(fqdn)) {
       let hostedZoneId: string | undefined;
       for (let page = 0; page < MAX_ZONE_PAGES; page++) {
-        const out = await this.send(() =>
-          this.client.send(new ListHostedZonesByNameCommand({ DNSName: candidate, HostedZoneId: hostedZoneId, MaxItems: 100 })),
+        const out = await this.send((sdk, client) =>
+          client.send(new sdk.ListHostedZonesByNameCommand({ DNSName: candidate, HostedZoneId: hostedZoneId, MaxItems: 100 })),
         );
         const sameName = (out.HostedZones ?? []).filter((z) => normalizeName(unescapeName(z.Name ?? '')) === candidate);
         const publicZone = sameName.find((z) => z.Config?.PrivateZone !== true);
@@ -136,8 +143,12 @@ export class Route53Dns implements DnsProvider {
       if (next.length > 0)
         changes.push({ Action: 'CREATE', ResourceRecordSet: recordSet(name, type, { ttl: current?.ttl ?? ttl, values: next }) });
       try {
-        const out = await this.client.send(
-          new ChangeResourceRecordSetsCommand({ HostedZoneId: zoneId, ChangeBatch: { Comment: 'siteplane', Changes: changes } }),
+        const { sdk, client } = await this.route53();
+        const out = await client.send(
+          new sdk.ChangeResourceRecordSetsCommand({
+            HostedZoneId: zoneId,
+            ChangeBatch: { Comment: 'siteplane', Changes: changes },
+          }),
         );
         await this.waitForSync(out.ChangeInfo?.Id);
         return;
@@ -150,9 +161,14 @@ export class Route53Dns implements DnsProvider {
   }
 
   private async readSet(zoneId: string, name: string, type: DnsRecordType): Promise<RecordSet | undefined> {
-    const out = await this.send(() =>
-      this.client.send(
-        new ListResourceRecordSetsCommand({ HostedZoneId: zoneId, StartRecordName: name, StartRecordType: type, MaxItems: 1 }),
+    const out = await this.send((sdk, client) =>
+      client.send(
+        new sdk.ListResourceRecordSetsCommand({
+          HostedZoneId: zoneId,
+          StartRecordName: name,
+          StartRecordType: type,
+          MaxItems: 1,
+        }),
       ),
     );
     const set = out.ResourceRecordSets?.[0];
@@ -165,7 +181,7 @@ export class Route53Dns implements DnsProvider {
     if (!wait || !changeId) return;
     const deadline = Date.now() + wait.timeoutMs;
     while (Date.now() < deadline) {
-      const out = await this.send(() => this.client.send(new GetChangeCommand({ Id: changeId })));
+      const out = await this.send((sdk, client) => client.send(new sdk.GetChangeCommand({ Id: changeId })));
       if (out.ChangeInfo?.Status === 'INSYNC') return;
       await new Promise((resolve) => setTimeout(resolve, wait.intervalMs));
     }
@@ -176,9 +192,10 @@ export class Route53Dns implements DnsProvider {
   }
 
   /** Runs one SDK call, turning its failures into DnsErrors. */
-  private async send<Out>(run: () => Promise<Out>): Promise<Out> {
+  private async send<Out>(run: (sdk: Route53Sdk, client: Route53Client) => Promise<Out>): Promise<Out> {
     try {
-      return await run();
+      const { sdk, client } = await this.route53();
+      return await run(sdk, client);
     } catch (error) {
       throw awsError(error, this.secrets);
     }

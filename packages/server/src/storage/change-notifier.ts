@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
-import pg from 'pg';
+import type pg from 'pg';
+import { loadPg } from './pg-driver.js';
 
 /**
  * "Something about <topic> changed; read it again." Readers that follow a record live (the event
@@ -108,7 +109,7 @@ export class PostgresNotifier extends InProcessNotifier {
   private listen(): Promise<void> {
     if (this.closed || this.listener) return Promise.resolve();
     this.connecting ??= (async () => {
-      const client = new pg.Client({ connectionString: this.databaseUrl });
+      const client = new (await loadPg()).Client({ connectionString: this.databaseUrl });
       client.on('notification', (message) => {
         if (message.channel === CHANNEL && message.payload) this.emit(message.payload);
       });

@@ -2,8 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
 import { migrations } from './migrations/index.js';
+import { loadPg } from './pg-driver.js';
 import type { Database } from './schema.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
@@ -18,7 +18,7 @@ export interface Storage {
 
 /** SQLite file (default) or PostgreSQL when a URL is given; migrations run before use. */
 export async function openStorage(options: { databaseUrl?: string | null; sqliteFile: string }): Promise<Storage> {
-  const storage = options.databaseUrl ? openPostgres(options.databaseUrl) : openSqlite(options.sqliteFile);
+  const storage = options.databaseUrl ? await openPostgres(options.databaseUrl) : openSqlite(options.sqliteFile);
   await migrate(storage.db);
   return storage;
 }
@@ -46,7 +46,8 @@ function openSqlite(file: string): Storage {
   };
 }
 
-function openPostgres(url: string): Storage {
+async function openPostgres(url: string): Promise<Storage> {
+  const pg = await loadPg();
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   // An idle connection the server ends (a restart, a failover, pg_terminate_backend) is emitted here;
   // unheard, it would end the process. The pool has already dropped that client, and a query that

@@ -3,7 +3,8 @@
  * passes the key back next time; the account is found again by its key, so a lost or stale URL
  * (a CA that forgot it, as Pebble does on restart) never blocks issuance.
  */
-import * as acme from 'acme-client';
+import type * as acme from 'acme-client';
+import { loadAcme } from './acme-module.js';
 import { type AcmeTransport, type AcmeTransportOptions, withAcmeTransport } from './acme-transport.js';
 import { classifyAcmeFailure } from './classify-error.js';
 import { TlsError } from './errors.js';
@@ -47,12 +48,13 @@ export interface ClientOptions {
 
 /** ECDSA P-256 (ES256): accepted by Let's Encrypt and ZeroSSL, small and fast to sign with. */
 export async function generateAccountKey(): Promise<string> {
-  return (await acme.crypto.createPrivateEcdsaKey('P-256')).toString();
+  return (await (await loadAcme()).crypto.createPrivateEcdsaKey('P-256')).toString();
 }
 
-export function acmeClient(options: ClientOptions): acme.Client {
+export async function acmeClient(options: ClientOptions): Promise<acme.Client> {
   const min = options.pollIntervalMs ?? 2_000;
-  return new acme.Client({
+  const { Client } = await loadAcme();
+  return new Client({
     directoryUrl: options.directoryUrl,
     accountKey: options.accountKeyPem,
     ...(options.externalAccountBinding ? { externalAccountBinding: options.externalAccountBinding } : {}),
@@ -113,7 +115,7 @@ export async function openAccount(
 export async function ensureAccount(options: EnsureAccountOptions): Promise<AcmeAccount> {
   const accountKeyPem = options.accountKeyPem ?? (await generateAccountKey());
   return withAcmeTransport(options, async (transport) => {
-    const client = acmeClient({ ...options, accountKeyPem });
+    const client = await acmeClient({ ...options, accountKeyPem });
     const { accountUrl, created } = await openAccount(client, transport, options);
     return { accountUrl, accountKeyPem, created };
   });

@@ -6,8 +6,9 @@
  * order, all answers published before any validation (shared TXT names), a DNS check before
  * HTTP-01, and failures classified per step and named by domain.
  */
-import * as acme from 'acme-client';
+import type * as acme from 'acme-client';
 import { acmeClient, type ExternalAccountBinding, openAccount } from './account.js';
+import { loadAcme } from './acme-module.js';
 import { type AcmeTransport, withAcmeTransport } from './acme-transport.js';
 import {
   authorizationName,
@@ -96,6 +97,7 @@ function checkHooks(plan: readonly PlannedName[], options: IssueCertificateOptio
 }
 
 async function newKeyAndCsr(names: string[], keyType: 'ecdsa' | 'rsa'): Promise<{ keyPem: string; csr: Buffer }> {
+  const acme = await loadAcme();
   const key = keyType === 'rsa' ? await acme.crypto.createPrivateRsaKey(2048) : await acme.crypto.createPrivateEcdsaKey('P-256');
   // The subject CN is limited to 64 characters and optional for CAs; SANs carry every name.
   const commonName = names.find((n) => n.length <= 64);
@@ -120,7 +122,7 @@ export async function issueCertificate<H = unknown>(options: IssueCertificateOpt
   }
 
   return withAcmeTransport(options, async (transport) => {
-    const client = acmeClient(options);
+    const client = await acmeClient(options);
     const { accountUrl } = await openAccount(client, transport, options);
     const about = names.join(', ');
     log(`Ordering a certificate for ${about} from ${directoryUrl}`);

@@ -15,7 +15,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import https from 'node:https';
 import type { Duplex } from 'node:stream';
 import { rootCertificates } from 'node:tls';
-import * as acme from 'acme-client';
+import { type AcmeModule, loadAcme } from './acme-module.js';
 
 export interface AcmeProblem {
   type: string;
@@ -112,7 +112,7 @@ function problemIn(data: unknown, status: number, retryAfter: number | undefined
   return problem;
 }
 
-function install(): void {
+function install(acme: AcmeModule): void {
   if (installed) return;
   installed = true;
   const settings = (acme.axios.defaults as unknown as { acmeSettings: { retryMaxAttempts: number } }).acmeSettings;
@@ -160,7 +160,7 @@ export async function withAcmeTransport<T>(
   options: AcmeTransportOptions,
   fn: (transport: AcmeTransport) => Promise<T>,
 ): Promise<T> {
-  install();
+  install(await loadAcme());
   const record: AcmeCallRecord = {};
   const ca = options.caCertsPem ? [...rootCertificates, options.caCertsPem] : undefined;
   const agent = new RecordingAgent(ca ? { ca } : {}, record, options.timeoutMs ?? 30_000);
