@@ -146,9 +146,10 @@ const vitest = async (name, paths, env, extra = []) => {
 
 const FRESH = 'packages/server/test/system/fresh';
 // The fresh suites spend their time waiting on their hosts (apt, npm): each file runs in a worker
-// of its own, on a host of its own, all of them side by side (the longest, deploy-real-cms, would
-// otherwise wait for a free worker and lengthen the stage by its 20 minutes).
-const SIDE_BY_SIDE = ['--maxWorkers=8', '--minWorkers=1'];
+// of its own, on a host of its own, four side by side. Six at once kept the load average at 17-27
+// on 2 cores, and vitest's own calls between its workers timed out ("Timeout calling
+// onTaskUpdate"), failing a stage whose every test passed (2026-11-27).
+const SIDE_BY_SIDE = ['--maxWorkers=4', '--minWorkers=1'];
 const hostEnv = { SITEPLANE_TEST_HOST: HOST, SITEPLANE_TEST_HOST_OS: hostOs };
 if (freshOnly) {
   if (system) await vitest(`fresh-${hostOs}`, [FRESH], { SITEPLANE_SYSTEM_TESTS: '1', ...hostEnv }, SIDE_BY_SIDE);
