@@ -171,6 +171,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
       phpmyadminSource: config.phpmyadminSource,
       npmRegistry: config.npmRegistry,
       nodeSource: config.nodeSource,
+      longCommandTimeoutMs: config.longCommandMinutes * 60_000,
     },
     locks: storage.dialect === 'postgres' ? new PostgresServerLocks(storage.db) : new ServerLocks(),
     siteChanged: (server) => siteLists.invalidate(server),

@@ -38,6 +38,12 @@ export interface Config {
    */
   nodeSource: NodeSource;
   /**
+   * SITEPLANE_LONG_COMMAND_MINUTES: how long one long command on a server (an install, a build, a
+   * deploy hook) may run before its step fails. 20 by default; a slow registry or a small server
+   * building Strapi or Directus may need more. A hung command must still end: at most a day.
+   */
+  longCommandMinutes: number;
+  /**
    * DB_ENGINE_SOURCE: where a database engine comes from when a site needs a family the server
    * lacks. `vendor` (default, spec §4.1 rule 5): mysql80 / postgresql13 by default, vendors' apt
    * repositories where Debian lacks a version. `distribution`: the engine the server's own
@@ -216,6 +222,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ),
     npmRegistry: url('NPM_REGISTRY'),
     nodeSource,
+    longCommandMinutes: int('SITEPLANE_LONG_COMMAND_MINUTES', 20, 1, 1440),
     databaseEngineSource,
     phpSource,
     logLevel: str('LOG_LEVEL', 'info'),

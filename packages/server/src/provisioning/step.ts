@@ -73,6 +73,12 @@ export interface ProvisioningSettings {
   npmRegistry: string | null;
   /** Where Node comes from when a server needs one (NODE_SOURCE; steps/ensure-node.ts). */
   nodeSource: 'nodesource' | 'npm';
+  /**
+   * How long one long command (a package install, a framework's npm install, a deploy's build or
+   * hook) may run before it is stopped and its step fails (SITEPLANE_LONG_COMMAND_MINUTES); absent:
+   * steps/commands.ts LONG_TIMEOUT_MS.
+   */
+  longCommandTimeoutMs?: number;
 }
 
 /**

@@ -34,6 +34,15 @@ describe('running commands', () => {
     });
   });
 
+  it("gives long commands the operator's limit (SITEPLANE_LONG_COMMAND_MINUTES) when one is set", async () => {
+    const ctx = makeContext(exec, siteOf('php'), { settings: { longCommandTimeoutMs: 45 * 60_000 } });
+    await mustRunLong(ctx, ['npm', 'install'], {}, 'install');
+    expect(calls.at(-1)?.options?.timeoutMs).toBe(45 * 60_000);
+    // A caller's own limit still wins.
+    await mustRunLong(ctx, ['npm', 'install'], { timeoutMs: 60_000 }, 'install');
+    expect(calls.at(-1)?.options?.timeoutMs).toBe(60_000);
+  });
+
   it("names a long command's run after its operation, step and place, so the job's next attempt finds it", async () => {
     const attempt = (operation: string) => {
       const ctx = makeContext(exec, siteOf('php'));

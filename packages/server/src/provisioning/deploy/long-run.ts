@@ -1,7 +1,7 @@
 import type { CommandResult, RunOptions } from '../executor.js';
 import type { DetachedOptions } from '../executors/detached.js';
 import type { StepContext } from '../step.js';
-import { LONG_TIMEOUT_MS, longRunId, StepCommandFailed } from '../steps/commands.js';
+import { longRunId, longTimeoutMs, StepCommandFailed } from '../steps/commands.js';
 
 interface DetachedCapable {
   runDetached(argv: readonly string[], options?: DetachedOptions): Promise<CommandResult>;
@@ -15,7 +15,7 @@ interface DetachedCapable {
  */
 export function runLong(ctx: StepContext, argv: readonly string[], options: RunOptions, what: string): Promise<CommandResult> {
   const exec = ctx.exec as Partial<DetachedCapable> & StepContext['exec'];
-  const withTimeout = { timeoutMs: LONG_TIMEOUT_MS, ...options };
+  const withTimeout = { timeoutMs: longTimeoutMs(ctx), ...options };
   if (typeof exec.runDetached !== 'function') return exec.run(argv, withTimeout);
   return exec.runDetached(argv, {
     ...withTimeout,

@@ -2,7 +2,7 @@ import { SITE_TYPES } from '@siteplane/contract';
 import type { CommandResult, RunOptions } from '../executor.js';
 import { quoteArg } from '../shell-quote.js';
 import type { Step, StepContext } from '../step.js';
-import { LONG_TIMEOUT_MS, run, StepError } from '../steps/commands.js';
+import { longTimeoutMs, run, StepError } from '../steps/commands.js';
 import { nativeBuildEnv } from '../steps/npm.js';
 import { DeployCancelled } from './cancelled.js';
 import { runLong } from './long-run.js';
@@ -75,7 +75,7 @@ export function userCommandStep(name: string, command: string, plan: DeployPlan,
       const groupFile = `${paths.layout.root}/.siteplane-deploy.pgid`;
       const argv = ['sh', '-c', HOOK, 'sh', groupFile, command];
       const stdin = phpPathLine(ctx.site) + (await nodeBuildLines(ctx)) + exportLines(plan.environment.build);
-      const options: RunOptions = { ...user, stdin, timeoutMs: LONG_TIMEOUT_MS };
+      const options: RunOptions = { ...user, stdin, timeoutMs: longTimeoutMs(ctx) };
 
       let cancelled = false;
       const cancel = () => {

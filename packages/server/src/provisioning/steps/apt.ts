@@ -25,7 +25,8 @@ export const LISTS_MAX_AGE_MIN = 24 * 60;
 /**
  * apt waits this long for the dpkg lock instead of failing at once: on a fresh server
  * unattended-upgrades or cloud-init often hold it for minutes after boot. Well below
- * LONG_TIMEOUT_MS, so a lock that never comes free fails the command with apt's own message.
+ * LONG_TIMEOUT_MS, so a lock that never comes free fails the command with apt's own message (unless
+ * an operator sets SITEPLANE_LONG_COMMAND_MINUTES under 10: then the command's limit ends it first).
  */
 export const DPKG_LOCK_TIMEOUT_S = 600;
 const LOCK_TIMEOUT = ['-o', `DPkg::Lock::Timeout=${DPKG_LOCK_TIMEOUT_S}`];

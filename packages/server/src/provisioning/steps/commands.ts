@@ -6,8 +6,13 @@ import type { StepContext, StepRun } from '../step.js';
 /** Root commands: the executor adds `sudo -n` only when its connection user is not root. */
 export const AS_ROOT: RunOptions = { sudo: true };
 
-/** Package installs, downloads and builds: long, but never endless. */
+/** Package installs, downloads and builds: long, but never endless (the default of SITEPLANE_LONG_COMMAND_MINUTES). */
 export const LONG_TIMEOUT_MS = 20 * 60_000;
+
+/** How long a long command may run on this service: the operator's setting, else LONG_TIMEOUT_MS. */
+export function longTimeoutMs(ctx: Pick<StepContext, 'settings'>): number {
+  return ctx.settings.longCommandTimeoutMs ?? LONG_TIMEOUT_MS;
+}
 
 /** Every other command: a hung one (a lock wait, a prompt) must not hold the job forever. */
 export const DEFAULT_TIMEOUT_MS = 5 * 60_000;
@@ -67,7 +72,7 @@ export async function mustRunLong(
   what: string,
 ): Promise<CommandResult> {
   const exec = ctx.exec as Partial<DetachedCapable> & StepContext['exec'];
-  const withTimeout = { timeoutMs: LONG_TIMEOUT_MS, ...options };
+  const withTimeout = { timeoutMs: longTimeoutMs(ctx), ...options };
   const result =
     typeof exec.runDetached === 'function'
       ? await exec.runDetached(argv, {
