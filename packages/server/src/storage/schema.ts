@@ -229,7 +229,7 @@ export interface Database {
     branches: string | null;
     /** JSON {provider, repository, hook_id} when the hook was created at the provider. */
     registered: string | null;
-    /** Migration 015: the profile the registered hook was created through (null: none, or before 015). */
+    /** Migration 016: the profile the registered hook was created through (null: none; before 016, filled by 017 where the site's source names the hook's repository). */
     vc_profile_uuid: string | null;
     secret_rotated_at: string;
     trigger_rotated_at: string;
