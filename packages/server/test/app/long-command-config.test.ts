@@ -1,16 +1,7 @@
 // SITEPLANE_LONG_COMMAND_MINUTES (README "Configuration"): how long one long command on a server may run.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/app/config.js';
-
-function problems(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-    return [];
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-}
+import { loadConfig } from '../../src/app/config.js';
+import { configProblems } from '../support/config-problems.js';
 
 describe('SITEPLANE_LONG_COMMAND_MINUTES', () => {
   it('defaults to 20 minutes and takes whole minutes up to a day', () => {
@@ -21,7 +12,7 @@ describe('SITEPLANE_LONG_COMMAND_MINUTES', () => {
 
   it('refuses what is not a whole number of minutes from 1 to 1440, with the other problems', () => {
     for (const value of ['0', '1441', '2.5', 'forever']) {
-      expect(problems({ SITEPLANE_LONG_COMMAND_MINUTES: value }), value).toEqual([
+      expect(configProblems({ SITEPLANE_LONG_COMMAND_MINUTES: value }), value).toEqual([
         `SITEPLANE_LONG_COMMAND_MINUTES must be an integer from 1 to 1440 (got "${value}")`,
       ]);
     }

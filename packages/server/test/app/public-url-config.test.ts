@@ -1,16 +1,7 @@
 // SITEPLANE_PUBLIC_URL (ARCHITECTURE §2 "Configuration"): validated at start with every other problem.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/app/config.js';
-
-function problems(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-    return [];
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-}
+import { loadConfig } from '../../src/app/config.js';
+import { configProblems } from '../support/config-problems.js';
 
 const REFUSED =
   'SITEPLANE_PUBLIC_URL must be an http(s) URL without credentials, query or fragment, e.g. https://siteplane.example.com';
@@ -36,8 +27,8 @@ describe('SITEPLANE_PUBLIC_URL', () => {
       'https://sp.example.com/?a=1',
       'https://sp.example.com/#x',
     ])
-      expect(problems({ SITEPLANE_PUBLIC_URL: value })).toEqual([REFUSED]);
-    expect(problems({ SITEPLANE_PUBLIC_URL: 'nope', PORT: 'x' }).sort()).toEqual(
+      expect(configProblems({ SITEPLANE_PUBLIC_URL: value })).toEqual([REFUSED]);
+    expect(configProblems({ SITEPLANE_PUBLIC_URL: 'nope', PORT: 'x' }).sort()).toEqual(
       [REFUSED, 'PORT must be an integer from 0 to 65535 (got "x")'].sort(),
     );
   });

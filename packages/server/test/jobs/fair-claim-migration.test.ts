@@ -1,50 +1,21 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
+import type { Kysely, Migrator } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobQueue } from '../../src/jobs/queue.js';
-import { migrations } from '../../src/storage/migrations/index.js';
 import type { Database } from '../../src/storage/schema.js';
+import { type MigrationDatabase, migrationDatabase } from '../support/migration-database.js';
 import { TEST_DB } from '../support/test-service.js';
 import { enqueueTeamJobs, seedTeam } from './support/team-jobs.js';
 
-const PG_ADMIN = process.env.SITEPLANE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
 /** Migration 007 on a database that already has jobs: each job takes its team from its operation. */
 describe(`migration 007 (fair claim) on a ${TEST_DB} database with queued jobs`, () => {
-  const dir = mkdtempSync(join(tmpdir(), 'siteplane-m007-'));
-  const dbName = `sp_m007_${randomBytes(6).toString('hex')}`;
   let db: Kysely<Database>;
   let migrator: Migrator;
+  let database: MigrationDatabase;
   beforeAll(async () => {
-    if (TEST_DB === 'postgres') {
-      const admin = new pg.Client({ connectionString: PG_ADMIN });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${dbName}`);
-      await admin.end();
-      const pool = new pg.Pool({ connectionString: PG_ADMIN.replace(/\/[^/]*$/, `/${dbName}`), max: 4 });
-      db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    } else {
-      const sqlite = new SQLite(join(dir, 'db.sqlite'));
-      sqlite.pragma('foreign_keys = ON');
-      db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-    }
-    migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+    database = await migrationDatabase('m007');
+    ({ db, migrator } = database);
   });
-  afterAll(async () => {
-    await db?.destroy();
-    rmSync(dir, { recursive: true, force: true });
-    if (TEST_DB === 'postgres') {
-      const admin = new pg.Client({ connectionString: PG_ADMIN });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-      await admin.end();
-    }
-  });
+  afterAll(() => database?.drop());
 
   it('fills every job’s team, and the fair claim then serves the teams in turn', async () => {
     const before = await migrator.migrateTo('005_sites_by_team');

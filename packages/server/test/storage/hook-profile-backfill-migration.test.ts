@@ -1,17 +1,11 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Migrator } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrations } from '../../src/storage/migrations/index.js';
 import type { Database } from '../../src/storage/schema.js';
 import { enqueueTeamJobs, type SeededTeam, seedTeam } from '../jobs/support/team-jobs.js';
+import { type MigrationDatabase, migrationDatabase } from '../support/migration-database.js';
 import { TEST_DB } from '../support/test-service.js';
 
-const PG_ADMIN = process.env.SITEPLANE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const AT = '2026-03-01T00:00:00.000Z';
 
 /**
@@ -21,35 +15,14 @@ const AT = '2026-03-01T00:00:00.000Z';
  * none, and a hook that has one keeps it.
  */
 describe(`migration 017 (profiles of hooks registered before 016) on ${TEST_DB}`, () => {
-  const dir = mkdtempSync(join(tmpdir(), 'siteplane-m017-'));
-  const dbName = `sp_m017_${randomBytes(6).toString('hex')}`;
   let db: Kysely<Database>;
   let migrator: Migrator;
+  let database: MigrationDatabase;
   beforeAll(async () => {
-    if (TEST_DB === 'postgres') {
-      const admin = new pg.Client({ connectionString: PG_ADMIN });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${dbName}`);
-      await admin.end();
-      const pool = new pg.Pool({ connectionString: PG_ADMIN.replace(/\/[^/]*$/, `/${dbName}`), max: 4 });
-      db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    } else {
-      const sqlite = new SQLite(join(dir, 'db.sqlite'));
-      sqlite.pragma('foreign_keys = ON');
-      db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-    }
-    migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+    database = await migrationDatabase('m017');
+    ({ db, migrator } = database);
   });
-  afterAll(async () => {
-    await db?.destroy();
-    rmSync(dir, { recursive: true, force: true });
-    if (TEST_DB === 'postgres') {
-      const admin = new pg.Client({ connectionString: PG_ADMIN });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-      await admin.end();
-    }
-  });
+  afterAll(() => database?.drop());
 
   const profile = async (t: SeededTeam, provider: string) => {
     const uuid = randomUUID();

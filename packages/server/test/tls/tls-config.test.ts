@@ -3,20 +3,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/app/config.js';
+import { loadConfig } from '../../src/app/config.js';
 import { tlsSettingsFrom } from '../../src/use-cases/ssl/tls-settings.js';
+import { configProblems } from '../support/config-problems.js';
 
 const PROFILE = '5b0c1a3e-8f1d-4c2a-9e7b-1a2b3c4d5e6f';
-
-function problems(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-    return [];
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-}
 
 describe('TLS configuration', () => {
   it('takes the owned zone and its DNS profile together, normalised', () => {
@@ -31,18 +22,18 @@ describe('TLS configuration', () => {
     expect(tlsSettingsFrom(loadConfig({})).freeZoneBudget).toEqual({ perWeek: 50, perTeamPerWeek: 10 });
     const raised = loadConfig({ FREE_DOMAIN_CERTIFICATES_PER_WEEK: '0', FREE_DOMAIN_TEAM_CERTIFICATES_PER_WEEK: '500' });
     expect(tlsSettingsFrom(raised).freeZoneBudget).toEqual({ perWeek: 0, perTeamPerWeek: 500 });
-    const bad = problems({ FREE_DOMAIN_CERTIFICATES_PER_WEEK: '-1', FREE_DOMAIN_TEAM_CERTIFICATES_PER_WEEK: 'ten' });
+    const bad = configProblems({ FREE_DOMAIN_CERTIFICATES_PER_WEEK: '-1', FREE_DOMAIN_TEAM_CERTIFICATES_PER_WEEK: 'ten' });
     expect(bad).toHaveLength(2);
     expect(bad[0]).toContain('FREE_DOMAIN_CERTIFICATES_PER_WEEK');
     expect(bad[1]).toContain('FREE_DOMAIN_TEAM_CERTIFICATES_PER_WEEK');
   });
 
   it('lists every half-set or malformed TLS setting at once', () => {
-    expect(problems({ FREE_DOMAIN_ZONE: 'apps.example.net', ZEROSSL_EAB_KID: 'kid' })).toEqual([
+    expect(configProblems({ FREE_DOMAIN_ZONE: 'apps.example.net', ZEROSSL_EAB_KID: 'kid' })).toEqual([
       'FREE_DOMAIN_ZONE and FREE_DOMAIN_DNS_PROFILE go together: set both (owned zone) or neither (FREE_DOMAIN_BASE)',
       'ZEROSSL_EAB_KID and ZEROSSL_EAB_HMAC_KEY go together: set both or neither',
     ]);
-    expect(problems({ FREE_DOMAIN_ZONE: 'not a zone', FREE_DOMAIN_DNS_PROFILE: 'profile-1' })).toEqual([
+    expect(configProblems({ FREE_DOMAIN_ZONE: 'not a zone', FREE_DOMAIN_DNS_PROFILE: 'profile-1' })).toEqual([
       'FREE_DOMAIN_ZONE must be a domain name',
       'FREE_DOMAIN_DNS_PROFILE must be the UUID of a DNS profile',
     ]);
