@@ -1,5 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ConfigMachine, checkEveryRenderedConfig } from '../../provisioning/support/real-config-checks.js';
 import {
   mysqlDatabaseExists,
   mysqlDrop,
@@ -229,6 +232,22 @@ describe('every site type on a pristine Debian host, from the first site on (iss
     }
     expect(pathKind(PHP_POOL)).toBe('file');
   }, 180_000);
+
+  it('renders files the real nginx, php-fpm and php accept, on the host Siteplane provisioned', async () => {
+    // real-config.test.ts's checks (every type's vhost with hostile names, a pool, hostile
+    // passwords in PHP configs): this machine has no nginx or PHP, this host has them now.
+    const host = server();
+    const onHost: ConfigMachine = {
+      workDir() {
+        const there = `/root/siteplane-config-${id}-${randomUUID()}`;
+        const here = join(host.root, there);
+        mkdirSync(here, { mode: 0o700 });
+        return { there, here };
+      },
+      run: (command, args, input) => run(command, args, { input: input ?? '' }),
+    };
+    await checkEveryRenderedConfig(onHost, PHP);
+  }, 120_000);
 
   it('created each database and user, and each user logs in with its password', async () => {
     for (const type of ['php', 'laravel', 'wordpress']) {
