@@ -1,21 +1,56 @@
-import ssh2 from 'ssh2';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 
 /**
- * An ed25519 key pair in OpenSSH format, for a server's or a deploy key. ssh2's generator drops
- * every leading zero byte of the public key, so about one pair in 256 is malformed: ssh2 itself
- * then refuses the private key ("Malformed OpenSSH private key") and the server can never be
- * reached (mscdex/ssh2 #1390, #1513; seen in a CI run of the retry system test). Each pair is
- * parsed back and a malformed one is generated again.
+ * An ed25519 key pair in OpenSSH's formats, for a server's or a deploy key: the public key as an
+ * authorized_keys line, the private key as `ssh-keygen` writes it (PROTOCOL.key: "openssh-key-v1",
+ * unencrypted, one key). Made with Node's own crypto and written here, not by ssh2's generator:
+ * that one drops every leading zero byte of the public key, so about one pair in 256 came out
+ * malformed and its server could never be reached (mscdex/ssh2 #1390, #1513), and creating a server
+ * or binding a deploy key no longer loads ssh2 into a process that never opens a connection
+ * (resident memory, issue 13).
  */
-export function generateSshKeyPair(
-  comment: string,
-  generate = ssh2.utils.generateKeyPairSync,
-): { public: string; private: string } {
-  for (let attempt = 1; attempt <= 16; attempt++) {
-    const keys = generate('ed25519', { comment });
-    if (!(ssh2.utils.parseKey(keys.private) instanceof Error) && !(ssh2.utils.parseKey(keys.public) instanceof Error))
-      return { public: keys.public, private: keys.private };
-  }
-  // 16 malformed pairs in a row: (1/256)^16, i.e. a broken generator, not bad luck.
-  throw new Error('could not generate a well-formed ed25519 key pair');
+export function generateSshKeyPair(comment: string): { public: string; private: string } {
+  const jwk = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
+  const seed = Buffer.from(jwk.d ?? '', 'base64url');
+  const publicKey = Buffer.from(jwk.x ?? '', 'base64url');
+  if (seed.length !== 32 || publicKey.length !== 32) throw new Error('Node gave an ed25519 key of an unexpected size');
+  const type = Buffer.from('ssh-ed25519');
+  const publicBlob = Buffer.concat([sshString(type), sshString(publicKey)]);
+  const check = randomBytes(4);
+  const keys = Buffer.concat([
+    check,
+    check,
+    sshString(type),
+    sshString(publicKey),
+    // OpenSSH keeps the 32-byte seed followed by the public key.
+    sshString(Buffer.concat([seed, publicKey])),
+    sshString(Buffer.from(comment, 'utf8')),
+  ]);
+  // Padded to the (absent) cipher's block size, 8, with the bytes 1, 2, 3…
+  const padding = Buffer.from(Array.from({ length: (8 - (keys.length % 8)) % 8 }, (_, i) => i + 1));
+  const file = Buffer.concat([
+    Buffer.from('openssh-key-v1\0'),
+    sshString(Buffer.from('none')),
+    sshString(Buffer.from('none')),
+    sshString(Buffer.alloc(0)),
+    uint32(1),
+    sshString(publicBlob),
+    sshString(Buffer.concat([keys, padding])),
+  ]);
+  const lines = file.toString('base64').match(/.{1,70}/g) ?? [];
+  return {
+    public: `ssh-ed25519 ${publicBlob.toString('base64')}${comment ? ` ${comment}` : ''}`,
+    private: `-----BEGIN OPENSSH PRIVATE KEY-----\n${lines.join('\n')}\n-----END OPENSSH PRIVATE KEY-----\n`,
+  };
+}
+
+function uint32(value: number): Buffer {
+  const out = Buffer.alloc(4);
+  out.writeUInt32BE(value);
+  return out;
+}
+
+/** SSH's `string`: a 32-bit big-endian length, then the bytes. */
+function sshString(bytes: Buffer): Buffer {
+  return Buffer.concat([uint32(bytes.length), bytes]);
 }

@@ -1,10 +1,11 @@
 import { constants as osConstants } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client, type ClientChannel } from 'ssh2';
+import type { Client, ClientChannel } from 'ssh2';
 import { networkFailure } from '../../egress/egress-error.js';
 import type { CommandResult } from '../executor.js';
 import { TIMEOUT_CODE } from './command.js';
 import { HostKeyMismatch, normalizeFingerprint, sshFingerprint } from './ssh-host-key.js';
+import { loadSsh2 } from './ssh2-module.js';
 
 export interface SshTarget {
   host: string;
@@ -194,9 +195,10 @@ export class SshConnection {
     client.destroy();
   }
 
-  private open(): Promise<Client> {
+  private async open(): Promise<Client> {
+    const ssh2 = await loadSsh2();
     return new Promise<Client>((resolve, reject) => {
-      const client = new Client();
+      const client = new ssh2.Client();
       let seen: string | null = null;
       let ready = false;
       this.inflight.set(client, new Set());
