@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SITE_TYPE_IDS } from '@siteplane/contract';
@@ -10,6 +10,7 @@ import { renderFpmPool } from '../../../src/provisioning/templates/php-fpm-pool.
 import { renderPhpMyAdminConfig } from '../../../src/provisioning/templates/phpmyadmin-config.js';
 import { renderWpConfig } from '../../../src/provisioning/templates/wp-config.js';
 import { renderWpInstallScript } from '../../../src/provisioning/templates/wp-install-script.js';
+import { makeTestCa } from '../../tls/fake-ca.js';
 import { HOSTILE_VALUES } from './hostile.js';
 import { siteOf } from './sites.js';
 
@@ -49,41 +50,14 @@ async function inWorkDir(machine: ConfigMachine, check: (work: { there: string; 
   }
 }
 
-/** A self-signed certificate and its key, made here (the host may have no openssl), as PEM text. */
-function selfSignedPair(): { cert: string; key: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'siteplane-cert-'));
-  try {
-    const keyFile = join(dir, 'key.pem');
-    const certFile = join(dir, 'cert.pem');
-    const made = spawnSync('openssl', [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-subj',
-      '/CN=test',
-      '-days',
-      '1',
-      '-keyout',
-      keyFile,
-      '-out',
-      certFile,
-    ]);
-    expect(made.status, String(made.stderr)).toBe(0);
-    return { cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 /** Every type's vhost, with and without TLS, under `nginx -t` with Debian's fastcgi_params and mime.types. */
 export function checkVhostsUnderNginx(machine: ConfigMachine, nginx = '/usr/sbin/nginx'): Promise<void> {
   return inWorkDir(machine, async (work) => {
     mkdirSync(join(work.here, 'sites'));
-    const pair = selfSignedPair();
-    writeFileSync(join(work.here, 'cert.pem'), pair.cert);
-    writeFileSync(join(work.here, 'key.pem'), pair.key);
+    // Any certificate with its key will do for `nginx -t`: the transport tests' throw-away one, made here.
+    const pair = makeTestCa();
+    writeFileSync(join(work.here, 'cert.pem'), pair.certPem);
+    writeFileSync(join(work.here, 'key.pem'), pair.keyPem);
     // The vhosts include `fastcgi_params` relative to nginx's configuration directory (-c's).
     const copied = await machine.run('cp', ['--', '/etc/nginx/fastcgi_params', join(work.there, 'fastcgi_params')]);
     expect(copied.code, copied.stderr).toBe(0);
