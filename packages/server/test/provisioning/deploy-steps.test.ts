@@ -154,11 +154,17 @@ describe('commands on the server', () => {
     const switchAt = lines.findIndex((l) => l.includes('current.siteplane-new'));
     expect(order('.siteplane-release.json')).toBeLessThan(switchAt);
     expect(switchAt).toBeLessThan(order('curl -s localhost'));
-    // FPM reloaded after the switch (USR2 or start), then the health check through nginx.
+    // The release asked through its FPM pool before the switch, as nginx's user (check-before-switch.ts)…
+    const askedBefore = order('IO::Socket::UNIX');
+    expect(order('.siteplane-release.json')).toBeLessThan(askedBefore);
+    expect(askedBefore).toBeLessThan(switchAt);
+    expect(lines[askedBefore]).toContain('/home/alice/shop.example.com/releases/20261126T121314Z-1a2b3c4');
+    expect(lines[askedBefore]).toContain('/run/php/php8.2-fpm-alice.sock');
+    // …FPM reloaded after the switch (USR2 or start), then the health check through nginx.
     expect(lines.slice(switchAt).join('\n')).toMatch(/php8\.2-fpm[\s\S]*--resolve shop\.example\.com:80:127\.0\.0\.1/);
-    // No command in the site tree runs as root.
+    // No command in the site tree runs as root: the site user's, or nginx's for that check.
     for (const line of lines.filter((l) => l.includes('/home/alice/shop.example.com') && !l.includes('chmod o+x'))) {
-      expect(line, line).toMatch(/"asUser":"alice"/);
+      expect(line, line).toMatch(line.includes('IO::Socket::UNIX') ? /"asUser":"www-data"/ : /"asUser":"alice"/);
     }
     // Composer for a PHP site, from the distribution, when dpkg does not list it; a plain PHP site has no Laravel .env block.
     expect(all).toMatch(/apt-get install .*\bcomposer\b/);

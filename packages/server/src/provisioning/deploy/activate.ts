@@ -21,7 +21,7 @@ export function activateRelease(plan: DeployPlan, state: DeployState): Step {
       if (!byProcess) await checkServedOutput(ctx, paths, plan);
       const previous = byProcess
         ? await activateProcess(ctx, paths, plan.healthCheck)
-        : await activateFiles(ctx, paths.layout, paths.linkTarget, plan.healthCheck);
+        : await activateFiles(ctx, paths, plan.healthCheck);
       // A resumed activation finds itself live already: the release before it is still the previous one.
       if (previous !== paths.linkTarget) state.previous = previous;
       ctx.log(`${plan.release} is live (${Date.now() - started} ms)`);

@@ -32,7 +32,7 @@ export function rollbackActivate(plan: RollbackPlan): Step {
       const paths = releasePaths(ctx.site, plan.release);
       const started = Date.now();
       if (activationOf(ctx.site) === 'process') await activateProcess(ctx, paths, null);
-      else await activateFiles(ctx, paths.layout, paths.linkTarget, null);
+      else await activateFiles(ctx, paths, null);
       ctx.log(`${plan.release} is live again (${Date.now() - started} ms)`);
     },
   };

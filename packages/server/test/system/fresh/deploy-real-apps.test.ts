@@ -149,6 +149,10 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
         'root 755',
       );
       expect(log).not.toContain('laravel-env-1');
+      // Asked through its PHP-FPM pool before the switch, the script in the new release (check-before-switch.ts).
+      expect(log).toMatch(
+        new RegExp(`health check: / answered [23]\\d\\d in ${laravelV1.release} before the switch \\(PHP-FPM\\)`),
+      );
 
       const root = `/home/${user}/${laravel.domain}`;
       const release = `${root}/releases/${laravelV1.release}`;
