@@ -23,6 +23,7 @@ describe('nginx vhost', () => {
           server_name shop.example.com;
           access_log /var/log/nginx/shop.example.com.access.log;
           error_log /var/log/nginx/shop.example.com.error.log;
+          disable_symlinks if_not_owner from=$document_root;
 
           location ^~ /.well-known/acme-challenge/ {
               root /var/lib/siteplane/acme/shop.example.com;

@@ -41,6 +41,10 @@ export function renderNginxVhost(input: VhostInput): string {
     `    server_name ${names};`,
     `    access_log ${safe(input.accessLog, 'log path')};`,
     `    error_log ${safe(input.errorLog, 'log path')};`,
+    // nginx's workers read every site on the server: a link the site user puts below the root is
+    // followed only to a file of the link's owner, or that user would have nginx serve another
+    // site's files as theirs. Above the root (`current`, a release) nothing is checked.
+    '    disable_symlinks if_not_owner from=$document_root;',
     '',
   ];
   const header = ['# Managed by Siteplane; changes here are overwritten.'];

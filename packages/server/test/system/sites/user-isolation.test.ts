@@ -194,6 +194,33 @@ echo json_encode([
     expect((await curlSite(domainA, '/secret.txt')).body).toContain(SECRET);
   });
 
+  it("through nginx, B's links to A's files are refused; B's links to B's own files are served", async () => {
+    // nginx reads every site (www-data), so a link B plants in B's web root would have nginx serve
+    // A's files as B's: A's secret, A's PHP source as text, A's whole tree through a directory link.
+    // The vhosts follow a link only to a file of the link's owner (disable_symlinks if_not_owner).
+    const webB = `${rootB}/current`;
+    for (const [link, target] of [
+      ['stolen.txt', `${rootA}/current/secret.txt`],
+      ['stolen-source.txt', `${rootA}/current/whoami.php`],
+      ['a-site', `${rootA}/current`],
+      ['mine.html', `${webB}/index.html`],
+    ]) {
+      await mustRun('runuser', ['-u', userB, '--', 'ln', '-s', '--', target!, `${webB}/${link}`]);
+    }
+    for (const path of ['/stolen.txt', '/stolen-source.txt', '/a-site/secret.txt', '/a-site/']) {
+      const answer = await curlSite(domainB, path);
+      // 404 where try_files finds no file it may open, 403 where nginx opens the path itself.
+      expect([403, 404], `${path}: ${answer.status} ${answer.body}`).toContain(answer.status);
+      expect(answer.body).not.toContain(SECRET);
+      expect(answer.body).not.toContain('posix_getpwuid');
+    }
+    const mine = await curlSite(domainB, '/mine.html');
+    expect(mine.status).toBe(200);
+    expect(mine.body).toContain(`${domainB} is ready`);
+    // A's own site is served as before, through A's own `current` link.
+    expect((await curlSite(domainA, '/secret.txt')).body).toContain(SECRET);
+  });
+
   it("A's Node site: its ecosystem file (the process's environment) is 0600 and PM2's home 0700; still served", async () => {
     const ecosystem = `${homeA}/${domainNode}/ecosystem.config.cjs`;
     expect(await stat(ecosystem)).toBe(`600 ${userA} ${userA}`);
