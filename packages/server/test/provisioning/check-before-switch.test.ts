@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -130,6 +130,21 @@ describe('a static release, looked up as the vhost would (try_files $uri $uri/ $
     expect(await ask({ mode: 'static', path: '/docs/guide' })).toEqual({ code: 0, stdout: '200 index' });
     expect(await ask({ mode: 'static', path: '/empty/' })).toEqual({ code: 1, stdout: '403 directory without an index' });
     expect(await ask({ mode: 'static', path: '/missing' })).toEqual({ code: 1, stdout: '404 no such file' });
+  });
+
+  it.runIf(process.getuid?.() === 0)('follows a link only to a file of its owner, as disable_symlinks if_not_owner', async () => {
+    files({ 'index.html': 'v3', 'own.txt': 'mine' });
+    const foreign = join(dir, 'foreign');
+    mkdirSync(foreign);
+    writeFileSync(join(foreign, 'secret.txt'), 'theirs');
+    chownSync(foreign, 65534, 65534);
+    chownSync(join(foreign, 'secret.txt'), 65534, 65534);
+    symlinkSync(join(dir, 'release', 'own.txt'), join(dir, 'release', 'mine.txt'));
+    symlinkSync(join(foreign, 'secret.txt'), join(dir, 'release', 'stolen.txt'));
+    symlinkSync(foreign, join(dir, 'release', 'theirs'));
+    expect(await ask({ mode: 'static', path: '/mine.txt' })).toEqual({ code: 0, stdout: '200 file' });
+    expect(await ask({ mode: 'static', path: '/stolen.txt' })).toEqual({ code: 1, stdout: '404 no such file' });
+    expect(await ask({ mode: 'static', path: '/theirs/secret.txt' })).toEqual({ code: 1, stdout: '404 no such file' });
   });
 
   it('a release without its index (the broken deploy) fails at /', async () => {

@@ -11,7 +11,7 @@ import type { ReleasePaths } from './release-paths.js';
  * live, so the request nginx would make is made here: ASK_RELEASE, as nginx's user (www-data: it
  * reads what nginx reads, and may connect to the user's FPM socket — the site user may not), looks
  * the path up in the release's served directory with the vhost's rules (templates/nginx-vhost.ts:
- * `try_files $uri $uri/ …`, `index`), and for PHP sends it to the site's PHP-FPM pool over FastCGI
+ * `try_files $uri $uri/ …`, `index`, `disable_symlinks if_not_owner`), and for PHP sends it to the site's PHP-FPM pool over FastCGI
  * with the parameters nginx's fastcgi_params gives, the script under the release instead of
  * `current`. Perl (perl-base, which every Debian system has) speaks FastCGI in a few lines.
  * The check through nginx after the switch stays: it also sees what only the live site shows.
@@ -25,24 +25,27 @@ import type { ReleasePaths } from './release-paths.js';
 export const ASK_RELEASE = String.raw`use strict; use warnings; use IO::Socket::UNIX; use Socket;
 my ($mode, $root, $path, $query, $secs, $sock, $host, $tls) = @ARGV;
 sub done { my ($code, $how) = @_; print "$code $how\n"; exit($code =~ /^[23]/ ? 0 : 1); }
-my $file = "$root$path";
+# As the vhost's disable_symlinks if_not_owner: below the root, a link leads only to its owner's files.
+sub owned { my $p = $root; for my $c (grep { length } split m{/}, shift) { $p .= "/$c"; next unless -l $p; my $t = (stat $p)[4]; return 0 unless defined $t && $t == (lstat $p)[4]; } 1 }
+sub file_at { my $rel = shift; owned($rel) && -f "$root$rel" }
+sub dir_at { my $rel = shift; owned($rel) && -d "$root$rel" }
 my $script;
 if ($mode eq 'php' && $path =~ /\.php$/) {
-  done('404', 'no such script') unless -f $file;
+  done('404', 'no such script') unless file_at($path);
   $script = $path;
-} elsif (-f $file) {
+} elsif (file_at($path)) {
   done('200', 'file');
-} elsif (-d $file) {
+} elsif (dir_at($path)) {
   (my $dir = $path) =~ s{/?$}{/};
-  if ($mode eq 'php' && -f $root . $dir . 'index.php') { $script = $dir . 'index.php'; }
-  elsif (-f $root . $dir . 'index.html' || -f $root . $dir . 'index.htm') { done('200', 'index'); }
+  if ($mode eq 'php' && file_at($dir . 'index.php')) { $script = $dir . 'index.php'; }
+  elsif (file_at($dir . 'index.html') || file_at($dir . 'index.htm')) { done('200', 'index'); }
   else { done('403', 'directory without an index'); }
-} elsif ($mode ne 'php' && -f "$file.html") {
+} elsif ($mode ne 'php' && file_at("$path.html")) {
   done('200', 'file');
 }
 done('404', 'no such file') if $mode ne 'php';
 $script //= '/index.php';
-done('404', 'no front controller') unless -f "$root$script";
+done('404', 'no front controller') unless file_at($script);
 $SIG{ALRM} = sub { done('000', 'no answer in time') };
 alarm $secs;
 my $s = IO::Socket::UNIX->new(Type => SOCK_STREAM, Peer => $sock) or done('000', "no PHP-FPM at $sock");
