@@ -2,6 +2,7 @@ import type { Step, StepContext } from '../step.js';
 import { activateFiles } from './activate-files.js';
 import { activateProcess } from './activate-process.js';
 import type { DeployPlan } from './plan.js';
+import { refreshVhost } from './refresh-vhost.js';
 import { activationOf, releasePaths } from './release-paths.js';
 import { checkServedOutput } from './served-output.js';
 import type { DeployState } from './state.js';
@@ -18,7 +19,10 @@ export function activateRelease(plan: DeployPlan, state: DeployState): Step {
       const paths = releasePaths(ctx.site, plan.release);
       const started = Date.now();
       const byProcess = activationOf(ctx.site) === 'process';
-      if (!byProcess) await checkServedOutput(ctx, paths, plan);
+      if (!byProcess) {
+        await checkServedOutput(ctx, paths, plan);
+        await refreshVhost(ctx);
+      }
       const previous = byProcess
         ? await activateProcess(ctx, paths, plan.healthCheck)
         : await activateFiles(ctx, paths, plan.healthCheck);

@@ -1,4 +1,4 @@
-import type { Step, StepContext } from '../step.js';
+import type { ProvisionedSite, Step, StepContext } from '../step.js';
 import { renderNginxVhost } from '../templates/nginx-vhost.js';
 import { installConfigFile } from './config-file.js';
 import { claim } from './ledger.js';
@@ -22,14 +22,7 @@ export function ensureNginxVhost(options: VhostOptions = {}): Step {
     name: 'ensure nginx vhost',
     async run(ctx: StepContext) {
       const layout = siteLayout(ctx.site);
-      const content = renderNginxVhost({
-        serverNames: serverNames(ctx.site),
-        acmeRoot: layout.acmeDir,
-        accessLog: layout.accessLog,
-        errorLog: layout.errorLog,
-        backend: vhostBackend(ctx.site),
-        ...(options.tls ? { tls: options.tls } : {}),
-      });
+      const content = renderSiteVhost(ctx.site, options);
       await ctx.withServerLock('nginx', async () => {
         // What is there, in one round trip: a second run of the step ends here.
         const [kind, hash, enabledTarget] = await probe(ctx, [
@@ -68,4 +61,17 @@ export function ensureNginxVhost(options: VhostOptions = {}): Step {
       });
     },
   };
+}
+
+/** The site's vhost as Siteplane writes it now. */
+export function renderSiteVhost(site: ProvisionedSite, options: VhostOptions = {}): string {
+  const layout = siteLayout(site);
+  return renderNginxVhost({
+    serverNames: serverNames(site),
+    acmeRoot: layout.acmeDir,
+    accessLog: layout.accessLog,
+    errorLog: layout.errorLog,
+    backend: vhostBackend(site),
+    ...(options.tls ? { tls: options.tls } : {}),
+  });
 }
