@@ -129,6 +129,29 @@ describe(`GET /api/v1/operations/<uuid>/events (${TEST_DB}; issue 12 item 3)`, (
     // ?after= does the same for clients that cannot set the header.
     const viaQuery = await readEvents(`${url}?after=${cut}`, auth());
     expect(viaQuery.events.filter((e) => e.event === 'log').length).toBe(stored.logs.length - 1);
+
+    // A step that ends in the millisecond of its last line (a failure's message and the failed
+    // step are often written within one): the line first, then the end, so a client that shows a
+    // failed step's lines when it ends (the CLI) has them all.
+    const db = s.storage.db;
+    const lastStep = await db
+      .selectFrom('operation_steps')
+      .selectAll()
+      .where('operation_uuid', '=', operation.uuid)
+      .orderBy('idx', 'desc')
+      .executeTakeFirstOrThrow();
+    const lastLine = stored.logs.at(-1)!;
+    await db
+      .updateTable('operation_logs')
+      .set({ at: lastStep.finished_at! })
+      .where('operation_uuid', '=', operation.uuid)
+      .where('seq', '=', lastLine.seq)
+      .execute();
+    const tied = (await readEvents(url, auth())).events;
+    const lineAt = tied.findIndex((e) => e.event === 'log' && (e.data as { seq: number }).seq === lastLine.seq);
+    const endAt = tied.findIndex((e) => e.event === 'step' && (e.data as { index: number }).index === lastStep.idx);
+    expect(lineAt).toBeGreaterThanOrEqual(0);
+    expect(lineAt).toBeLessThan(endAt);
   });
 
   it('answers 404 for another tenant, 401 without a token and 400 for a bad Last-Event-ID, as problem+json', async () => {

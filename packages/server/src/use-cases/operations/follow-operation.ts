@@ -67,8 +67,12 @@ export async function* followOperation(
       }
       changedSteps.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
       let next = 0;
+      // Times are in milliseconds: a step's start goes before a line of the same millisecond, its end
+      // after one (a failed step's last lines and its end are often written within one).
+      const before = (step: { at: string; state: StepState }, at: string) =>
+        step.state.status === 'running' ? step.at <= at : step.at < at;
       for (const l of logs) {
-        for (; next < changedSteps.length && (changedSteps[next]?.at ?? '') <= l.at; next++)
+        for (; next < changedSteps.length && before(changedSteps[next]!, l.at); next++)
           yield { event: 'step', id: lastSeq, data: (changedSteps[next] as { state: StepState }).state };
         lastSeq = l.seq;
         yield { event: 'log', id: lastSeq, data: { seq: l.seq, at: l.at, line: l.line } };
