@@ -1,5 +1,6 @@
 import type { StepContext } from '../step.js';
 import { run } from '../steps/commands.js';
+import { NGINX_USER } from '../steps/site-layout.js';
 import { asOwner } from '../steps/user-files.js';
 import { vhostBackend } from '../steps/vhost-backend.js';
 import { checkHealthPath } from './health-check.js';
@@ -75,7 +76,7 @@ $status //= $head =~ /^Location:/mi ? '302' : '200';
 done($status, 'PHP-FPM');`;
 
 export interface BeforeSwitch {
-  /** False only when the release answered and the answer was not 2xx/3xx. */
+  /** False when the lookup or the pool answered other than 2xx/3xx, or the pool did not answer (000). */
   ok: boolean;
   /** What the log says. */
   said: string;
@@ -120,9 +121,6 @@ export async function checkBeforeSwitch(
   const [, status, how] = answer;
   return { ok: result.code === 0, said: `${health.path} answered ${status} in ${paths.name} before the switch (${how})` };
 }
-
-/** nginx's workers' user on Debian: the one whose view of the files the check must have. */
-const NGINX_USER = 'www-data';
 
 /** The health path as nginx's $uri (decoded, no query) and its query; null when it cannot be placed. */
 export function releaseRequest(healthPath: string): { path: string; query: string } | null {

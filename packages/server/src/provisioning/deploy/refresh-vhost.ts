@@ -1,7 +1,7 @@
 import type { StepContext } from '../step.js';
 import { StepError } from '../steps/commands.js';
 import { ensureNginxVhost, renderSiteVhost } from '../steps/ensure-nginx-vhost.js';
-import { readFile, sha256 } from '../steps/remote-files.js';
+import { readFile } from '../steps/remote-files.js';
 import { siteLayout } from '../steps/site-layout.js';
 
 /**
@@ -22,7 +22,7 @@ export async function refreshVhost(ctx: StepContext): Promise<void> {
   const certificate = /^\s*ssl_certificate\s+(\S+);/m.exec(text)?.[1];
   const key = /^\s*ssl_certificate_key\s+(\S+);/m.exec(text)?.[1];
   const options = certificate && key ? { tls: { certificate, key } } : {};
-  if (sha256(text) === sha256(renderSiteVhost(ctx.site, options))) return;
+  if (text === renderSiteVhost(ctx.site, options)) return;
   try {
     await ensureNginxVhost(options).run(ctx);
   } catch (error) {

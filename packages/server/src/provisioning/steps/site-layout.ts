@@ -20,6 +20,9 @@ export const INITIAL_RELEASE = 'initial';
  */
 export const NGINX_GROUP = 'www-data';
 
+/** The user nginx's workers run as (Debian's `www-data`): whose view of a site's files is the one visitors get. */
+export const NGINX_USER = 'www-data';
+
 /** Where nginx serves HTTP-01 challenge files from; the TLS module writes tokens below it. */
 export const ACME_ROOT = '/var/lib/siteplane/acme';
 

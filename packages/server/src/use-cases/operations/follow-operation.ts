@@ -73,7 +73,7 @@ export async function* followOperation(
         step.state.status === 'running' ? step.at <= at : step.at < at;
       for (const l of logs) {
         for (; next < changedSteps.length && before(changedSteps[next]!, l.at); next++)
-          yield { event: 'step', id: lastSeq, data: (changedSteps[next] as { state: StepState }).state };
+          yield { event: 'step', id: lastSeq, data: changedSteps[next]!.state };
         lastSeq = l.seq;
         yield { event: 'log', id: lastSeq, data: { seq: l.seq, at: l.at, line: l.line } };
       }
