@@ -25,6 +25,7 @@ import { renderCommandLauncher, renderLauncher, startOf } from '../../src/provis
 import { LINK_SHARED } from '../../src/provisioning/deploy/link-shared.js';
 import { PM2_RELOAD_JS } from '../../src/provisioning/deploy/pm2-reload.js';
 import { LIST } from '../../src/provisioning/deploy/prune.js';
+import { STAND_IN, STOP_STAND_IN } from '../../src/provisioning/deploy/stand-in.js';
 import { SWITCH } from '../../src/provisioning/deploy/switch-current.js';
 import { APPEND, UNPACK } from '../../src/provisioning/deploy/unpack-artifact.js';
 import { CANCEL, exportLines, HOOK } from '../../src/provisioning/deploy/user-command.js';
@@ -639,5 +640,85 @@ describe('CANCEL', () => {
     expect(await exited).not.toBe(0);
     const left = spawnSync('pgrep', ['-f', 'sleep 47'], { encoding: 'utf8' });
     expect(left.stdout.trim()).toBe('');
+  });
+});
+
+describe('STAND_IN and STOP_STAND_IN (Generic Port: the next release answers while the process restarts in place)', () => {
+  const app =
+    "require('node:http').createServer((q, r) => { r.statusCode = q.url === '/up' && q.headers.host === 'example.test' ? 200 : 500; r.end(String(process.env.PORT)); }).listen(Number(process.env.PORT), '127.0.0.1');";
+  const pidFile = () => join(dir, '.siteplane-stand-in.pid');
+  const standIn = (mode = 'beside') =>
+    sh('bash', STAND_IN, [dir, 'launch.cjs', '/up', '3', 'example.test', HEALTH, mode, pidFile(), '60']);
+  const stop = (port: string) => sh('bash', STOP_STAND_IN, [port, pidFile(), 'launch.cjs']);
+  const ask = (port: string) =>
+    spawnSync(
+      'curl',
+      ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-H', 'Host: example.test', `http://127.0.0.1:${port}/up`],
+      {
+        encoding: 'utf8',
+      },
+    ).stdout;
+  const alive = (pid: string) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
+  const gone = async (pid: string) => {
+    for (let i = 0; i < 50 && alive(pid); i += 1) await new Promise((r) => setTimeout(r, 100));
+    return !alive(pid);
+  };
+
+  it('keeps a release that answered running, in a session of its own under timeout, until STOP_STAND_IN', async () => {
+    writeFileSync(join(dir, 'launch.cjs'), app);
+    const started = standIn();
+    expect(started.code, started.stdout + started.stderr).toBe(0);
+    const port = /^port (\d+)$/m.exec(started.stdout)?.[1] ?? '';
+    const pid = /^pid (\d+)$/m.exec(started.stdout)?.[1] ?? '';
+    expect(started.stdout).toContain('status 200');
+    expect(readFileSync(pidFile(), 'utf8').trim()).toBe(pid);
+    // Still answering after the script ended (the deploy's next round trips happen meanwhile).
+    expect(ask(port)).toBe('200');
+    expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, 6)).toEqual([
+      'timeout',
+      '-k',
+      '10',
+      '60',
+      'node',
+      '--',
+    ]);
+    const stopped = stop(port);
+    expect(stopped.stdout).toContain('stopped');
+    expect(await gone(pid)).toBe(true);
+    expect(existsSync(pidFile())).toBe(false);
+    expect(ask(port)).toBe('000');
+  });
+
+  it('a stand-in an interrupted deploy left is stopped by the next one; a pid file naming another process is not obeyed', async () => {
+    writeFileSync(join(dir, 'launch.cjs'), app);
+    const first = standIn();
+    const firstPid = /^pid (\d+)$/m.exec(first.stdout)?.[1] ?? '';
+    const second = standIn();
+    expect(second.stdout).toContain(`stopped an earlier stand-in (${firstPid})`);
+    expect(await gone(firstPid)).toBe(true);
+    const secondPid = /^pid (\d+)$/m.exec(second.stdout)?.[1] ?? '';
+    // A pid file the site user rewrote to name some other process of theirs: left alone.
+    const other = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+    writeFileSync(pidFile(), `${other.pid}\n`);
+    expect(stop('1').stdout).toContain('no stand-in');
+    expect(alive(String(other.pid))).toBe(true);
+    other.kill();
+    writeFileSync(pidFile(), `${secondPid}\n`);
+    expect(stop('1').stdout).toContain('stopped');
+    expect(await gone(secondPid)).toBe(true);
+  });
+
+  it('a release that does not answer is stopped and its output shown (exit 4, no pid file); mode any takes a 500', () => {
+    writeFileSync(join(dir, 'launch.cjs'), "console.error('boom: missing module'); process.exit(1);");
+    const failed = standIn();
+    expect(failed.code).toBe(4);
+    expect(failed.stdout).toContain('boom: missing module');
+    expect(existsSync(pidFile())).toBe(false);
+    writeFileSync(join(dir, 'launch.cjs'), app.replace("'/up'", "'/elsewhere'"));
+    expect(standIn().code).toBe(4);
+    const any = standIn('any');
+    expect(any.code, any.stdout).toBe(0);
+    expect(any.stdout).toContain('status 500');
+    stop(/^port (\d+)$/m.exec(any.stdout)?.[1] ?? '1');
   });
 });

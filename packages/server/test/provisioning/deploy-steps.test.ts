@@ -8,10 +8,13 @@ import { deploySteps } from '../../src/provisioning/deploy/index.js';
 import { renderManifest } from '../../src/provisioning/deploy/manifest.js';
 import type { DeployPlan, DeployProgress } from '../../src/provisioning/deploy/plan.js';
 import { releasesToRemove } from '../../src/provisioning/deploy/prune.js';
+import { STAND_IN, STOP_STAND_IN } from '../../src/provisioning/deploy/stand-in.js';
 import { SWITCH } from '../../src/provisioning/deploy/switch-current.js';
 import { CANCEL, HOOK, UserCommandFailed } from '../../src/provisioning/deploy/user-command.js';
 import type { CommandResult, Executor, RunOptions } from '../../src/provisioning/executor.js';
 import { DryRunExecutor } from '../../src/provisioning/executors/dry-run.js';
+import { renderSiteVhost } from '../../src/provisioning/steps/ensure-nginx-vhost.js';
+import { siteLayout } from '../../src/provisioning/steps/site-layout.js';
 import { makeContext, runSteps } from './support/context.js';
 import { siteOf } from './support/sites.js';
 
@@ -364,11 +367,13 @@ describe('activation (issue 11 item 5)', () => {
     expect(launcher).toContain(JSON.stringify(start));
     expect(launcher).toMatch(/"asUser":"alice"/);
 
-    const { exec, lines } = dryRun((e) =>
-      e.answer(isScript(ACTIVATE), {
-        stdout: 'beside port 40123\nbeside status 200\nprevious releases/initial\nreloaded 812 in-place\nstatus 200\n',
-      }),
-    );
+    const { vhost } = siteLayout(site);
+    const { exec, lines } = dryRun((e) => {
+      e.answer((argv) => argv[0] === 'cat' && argv[2] === vhost, { stdout: renderSiteVhost(site) });
+      e.answer(isScript(STAND_IN), { stdout: 'port 40123\nstatus 200\npid 4242\n' });
+      e.answer(isScript(ACTIVATE), { stdout: 'previous releases/initial\nreloaded 812 in-place\nstatus 200\n' });
+      e.answer(isScript(STOP_STAND_IN), { stdout: 'stopped\n' });
+    });
     const ctx = makeContext(exec, site);
     await steps.find((s) => s.name === 'activate')!.run(ctx);
     const all = lines.join('\n');
@@ -376,12 +381,69 @@ describe('activation (issue 11 item 5)', () => {
     expect(
       lines.some((l) => l.includes('/home/alice/port.example.com/ecosystem.config.cjs') && l.includes('"asUser":"alice"')),
     ).toBe(true);
-    const goLive = lines.find((l) => l.startsWith('bash -c') && l.includes('activate'));
-    expect(goLive).toContain('"START_WITH":"/home/alice/port.example.com/ecosystem.config.cjs"');
-    expect(goLive).toMatch(/"asUser":"alice"/);
+    // The release tried beside the live one and kept as the stand-in; the vhost names it as a
+    // backup while PM2 restarts the process in place, asked on the site's own port; then the vhost
+    // without it, and the stand-in stopped, in that order.
+    const at = (test: (l: string) => boolean) => lines.findIndex(test);
+    const standIn = at((l) => l.includes('stand-in /home/alice/port.example.com/releases/'));
+    const withBackup = renderSiteVhost(site, { standIn: 40123 });
+    expect(withBackup).toMatch(
+      /upstream siteplane_[0-9a-f]{16} \{\n {4}server 127\.0\.0\.1:\d+ max_fails=0;\n {4}server 127\.0\.0\.1:40123 backup max_fails=0;/,
+    );
+    const routed = at((l) => l.includes(`<redacted ${Buffer.byteLength(withBackup, 'utf8')} bytes>`));
+    const goLive = at((l) => l.startsWith('bash -c') && l.includes(' activate '));
+    const unrouted = at((l) => l.includes(`<redacted ${Buffer.byteLength(renderSiteVhost(site), 'utf8')} bytes>`));
+    const stopped = at((l) => l.includes('stop-stand-in 40123'));
+    expect([standIn, routed, goLive, unrouted, stopped].every((i) => i >= 0)).toBe(true);
+    expect([standIn, routed, goLive, unrouted, stopped]).toEqual(
+      [standIn, routed, goLive, unrouted, stopped].sort((x, y) => x - y),
+    );
+    expect(lines[goLive]).toContain('"START_WITH":"/home/alice/port.example.com/ecosystem.config.cjs"');
+    expect(lines[goLive]).toContain('"CHECK_MODE":"live"');
+    expect(lines[goLive]).toMatch(/"asUser":"alice"/);
+    expect(lines[goLive]).toContain(`http://127.0.0.1:${site.port}/health`);
+    expect(lines[goLive]).toContain("'Host: port.example.com'");
     expect(all).toMatch(/pm2 save/);
-    expect(ctx.logs).toContain('health check: /health answered 200 through nginx');
+    expect(
+      ctx.logs.some((l) => /answered \/health with 200 beside the live release \(port 40123\), kept as its stand-in/.test(l)),
+    ).toBe(true);
+    expect(ctx.logs).toContain(`health check: /health answered 200 on the site's port ${site.port}`);
     expect(ctx.logs.some((l) => /started PM2 process .* in place in 812 ms/.test(l))).toBe(true);
+    expect(ctx.logs).toContain('the stand-in on port 40123 stopped');
+  });
+
+  it('Generic Port: a release that fails beside the live one changes nothing (no vhost, no restart)', async () => {
+    const site = siteOf('generic-port', { domain: 'port.example.com' });
+    const steps = deploySteps.deploy(site, plan({ hooks: [], buildCommand: null, startCommand: 'exec ./serve' }), progress());
+    const { exec, lines } = dryRun((e) =>
+      e.answer(isScript(STAND_IN), { code: 4, stdout: 'port 40123\nstatus 000\nError: boom\n' }),
+    );
+    const ctx = makeContext(exec, site);
+    await expect(steps.find((s) => s.name === 'activate')!.run(ctx)).rejects.toThrow(
+      /health check failed: .* answered \/health with 000 within \d+ s beside the live release \(port 40123\), which keeps serving/,
+    );
+    expect(ctx.logs).toContain('  Error: boom');
+    expect(lines.some((l) => l.includes(' activate ') || l.includes('stop-stand-in') || l.includes('sites-available'))).toBe(
+      false,
+    );
+  });
+
+  it('Generic Port rollback: the release it returns to stands in once it answers anything on /, asked the same way in place', async () => {
+    const site = siteOf('generic-port', { domain: 'port.example.com' });
+    const { vhost } = siteLayout(site);
+    const { exec, lines } = dryRun((e) => {
+      e.answer((argv) => argv[0] === 'cat' && argv[2] === vhost, { stdout: renderSiteVhost(site) });
+      e.answer(isScript(STAND_IN), { stdout: 'port 40999\nstatus 404\npid 4243\n' });
+      e.answer(isScript(ACTIVATE), { stdout: 'previous releases/new\nreloaded 700 in-place\nstatus 404\n' });
+      e.answer(isScript(STOP_STAND_IN), { stdout: 'stopped\n' });
+    });
+    const [, activate] = deploySteps.rollback(site, { deploymentUuid: 'rb', release: '20261126T000001Z-v1' });
+    await activate!.run(makeContext(exec, site));
+    expect(lines.find((l) => l.includes('stand-in /home/alice/port.example.com/releases/20261126T000001Z-v1'))).toMatch(/ any /);
+    const goLive = lines.find((l) => l.startsWith('bash -c') && l.includes(' activate '));
+    expect(goLive).toContain('"CHECK_MODE":"any"');
+    expect(goLive).toContain(`http://127.0.0.1:${site.port}/ `);
+    expect(lines.some((l) => l.includes('stop-stand-in 40999'))).toBe(true);
   });
 
   it('Generic Port without a start command (reset while queued): the environment step says so', async () => {

@@ -68,6 +68,21 @@ describe('nginx vhost', () => {
     expect(generic).not.toContain('fastcgi_pass');
   });
 
+  it('with a stand-in (only while a deploy restarts a process in place): the site port first, the stand-in as its backup', () => {
+    const backend = { kind: 'proxy' as const, port: 8090, longLived: false, standIn: 40123 };
+    const vhost = renderNginxVhost({ ...common, backend });
+    const name = /^upstream (siteplane_[0-9a-f]{16}) \{$/m.exec(vhost)?.[1];
+    expect(vhost).toContain(
+      `\nupstream ${name} {\n    server 127.0.0.1:8090 max_fails=0;\n    server 127.0.0.1:40123 backup max_fails=0;\n}\n`,
+    );
+    expect(vhost).toContain(`proxy_pass http://${name};`);
+    // Before the server block (nginx wants upstream at http level), named after the domain.
+    expect(vhost.indexOf('upstream')).toBeLessThan(vhost.indexOf('server {'));
+    const other = renderNginxVhost({ ...common, serverNames: ['other.example.com'], backend });
+    expect(/^upstream (\S+)/m.exec(other)?.[1]).not.toBe(name);
+    expect(() => renderNginxVhost({ ...common, backend: { ...backend, standIn: 70000 } })).toThrow(/not a TCP port/);
+  });
+
   it('serves static types from their directory', () => {
     const root = (site: ReturnType<typeof siteOf>) => {
       const backend = vhostBackend(site);

@@ -2,11 +2,13 @@ import type { StepContext } from '../step.js';
 import { run, StepError } from '../steps/commands.js';
 import { pm2Lock } from '../steps/pm2.js';
 import { adoptPm2Process } from './adopt-pm2-process.js';
-import { checkHealthPath, HEALTH, liveCheck } from './health-check.js';
+import { FREE_PORT } from './free-port.js';
+import { checkHealthPath, HEALTH, type LiveCheck, liveCheck } from './health-check.js';
 import { RELEASE_ENTRY } from './launcher.js';
 import type { DeployPlan } from './plan.js';
 import { PM2_RELOAD_JS, RELOAD } from './pm2-reload.js';
 import { asUserIn, type ReleasePaths } from './release-paths.js';
+import { restartBehindStandIn } from './stand-in.js';
 import { SWITCH } from './switch-current.js';
 import { ensureUserProcessFile, saveForBoot } from './user-process.js';
 
@@ -34,10 +36,16 @@ export async function activateProcess(
     // the try, the switch and the reload stay one round trip. A release that then fails its check
     // leaves the installed instance serving, under the launcher.
     await adoptPm2Process(ctx, paths);
-    if (ctx.site.type !== 'generic-port') return activate(ctx, paths, health, null);
-    // Generic Port: its own process, made with the first deploy and restarted in place (user-process.ts).
+    if (ctx.site.type !== 'generic-port') {
+      const check = health === null ? null : liveCheck(ctx, layout, health.path, health.timeoutSeconds);
+      return activate(ctx, paths, { beside: health, check, startWith: null });
+    }
+    // Generic Port: its own process, made with the first deploy and restarted in place
+    // (user-process.ts) while a stand-in answers for it (stand-in.ts).
     const userProcess = await ensureUserProcessFile(ctx, layout);
-    const previous = await activate(ctx, paths, health, userProcess.ecosystem);
+    const previous = await restartBehindStandIn(ctx, paths, health, (check, checkMode) =>
+      activate(ctx, paths, { beside: null, check, checkMode, startWith: userProcess.ecosystem }),
+    );
     if (userProcess.isNew) await saveForBoot(ctx, layout);
     return previous;
   });
@@ -63,8 +71,10 @@ exec bash -c "$golive" go-live "$@"`;
  * (RELOAD: through the daemon's socket with $8, graceful in cluster mode, through `current`; with
  * START_WITH in the environment, `pm2 startOrReload $START_WITH`, an ecosystem file: Generic Port's
  * process, started the first time, restarted in place after), then when $3 is a URL the check
- * through nginx (HEALTH: $7, at most $4 s, each request at most $5 s, curl options after $8). A
- * failing check switches back to the previous release and reloads again. Prints `previous P`,
+ * through nginx or, for a process restarted in place, to the site's port directly (HEALTH: $7, at
+ * most $4 s, each request at most $5 s, curl options after $8; in CHECK_MODE, live by default). A
+ * failing check switches back to the previous release and reloads again (restarted in place, it is
+ * waited for). Prints `previous P`,
  * `reloaded MS HOW` for each reload (HOW: daemon, cli or in-place), `status S`, `switched-back`;
  * exits 0 (live), 3 (the check failed), 1 (a command failed: its output follows).
  */
@@ -83,24 +93,38 @@ previous=$(sh -c "$switch" sh "$target" 2>&1) || { echo "switching current faile
 echo "previous $previous"
 reload
 [ -n "$url" ] || exit 0
-if code=$(sh -c "$health" sh "$url" "$seconds" "$each" live "$@"); then echo "status $code"; exit 0; fi
+if code=$(sh -c "$health" sh "$url" "$seconds" "$each" "\${CHECK_MODE:-live}" "$@"); then echo "status $code"; exit 0; fi
 echo "status $code"
 [ -n "$previous" ] || exit 3
 out=$(sh -c "$switch" sh "$previous" 2>&1) || { echo "switching back failed:"; printf '%s\\n' "$out"; exit 1; }
 echo switched-back
 reload
+# Restarted in place behind a stand-in: the previous release answers before the stand-in goes.
+[ -z "\${START_WITH:-}" ] || sh -c "$health" sh "$url" "$seconds" "$each" any "$@" >/dev/null || :
 exit 3`;
 
-async function activate(
-  ctx: StepContext,
-  paths: ReleasePaths,
-  health: DeployPlan['healthCheck'] | null,
-  startWith: string | null,
-): Promise<string | null> {
+/** How a release goes live (ACTIVATE's arguments). */
+interface GoLive {
+  /** A deploy's health check, asked beside the live release first; null: no try beside. */
+  beside: DeployPlan['healthCheck'] | null;
+  /** Asked once live; null: none (a rollback of a Node site). */
+  check: LiveCheck | null;
+  /** HEALTH's mode for `check`: `live` (2xx/3xx) unless told `any` answer. */
+  checkMode?: 'live' | 'any';
+  /** Generic Port's ecosystem file, restarted in place; null: PM2's graceful reload. */
+  startWith: string | null;
+}
+
+async function activate(ctx: StepContext, paths: ReleasePaths, how: GoLive): Promise<string | null> {
   const { layout } = paths;
+  const { beside: health, check, startWith } = how;
   const options = asUserIn(layout);
-  const check = health === null ? null : liveCheck(ctx, layout, health.path, health.timeoutSeconds);
   const besideSeconds = health === null ? 0 : Math.max(1, Math.ceil(health.timeoutSeconds));
+  const env = {
+    ...options.env,
+    ...(startWith === null ? {} : { START_WITH: startWith }),
+    ...(how.checkMode === undefined ? {} : { CHECK_MODE: how.checkMode }),
+  };
   const result = await run(
     ctx,
     [
@@ -125,11 +149,7 @@ async function activate(
       PM2_RELOAD_JS,
       ...(check?.options ?? []),
     ],
-    {
-      ...options,
-      ...(startWith === null ? {} : { env: { ...options.env, START_WITH: startWith } }),
-      timeoutMs: (besideSeconds + 20 + (check?.seconds ?? 0) + 120) * 1000,
-    },
+    { ...options, env, timeoutMs: (besideSeconds + 20 + 2 * (check?.seconds ?? 0) + 120) * 1000 },
   );
   const all = result.stdout.split('\n');
   if (health !== null) besideOutcome(ctx, paths, health, result.code, all);
@@ -158,7 +178,7 @@ async function activate(
         `health check failed once live: ${check.path} answered ${status}; ${previous !== null && lines.includes('switched-back') ? `switched back to ${previous}` : 'no release to switch back to'}`,
       );
     }
-    ctx.log(`health check: ${check.path} answered ${status} through nginx`);
+    ctx.log(`health check: ${check.path} answered ${status} ${check.via}`);
   }
   // No `pm2 save`: the saved list names `current` and the same script, whichever release is live.
   return previous;
@@ -168,21 +188,11 @@ async function activate(
  * BESIDE, as the site user (bash): runs the release's launcher $2 in release $1 on a free loopback
  * port, in its own process group, and asks it $3 (HEALTH: $6) for up to $4 s with Host $5. Prints
  * `port N` and `status S`, then on failure the end of the process's output; the process is stopped
- * on exit either way. The port: one in the kernel's ephemeral range that no TCP socket uses, not
- * even an outgoing connection's end (the kernel's own list, /proc/net/tcp and tcp6), picked without
- * the cost of starting Node to ask the kernel. No PM2 here: each pm2 command costs a Node start,
+ * on exit either way. The port: FREE_PORT's. No PM2 here: each pm2 command costs a Node start,
  * and this process only answers the health check.
  */
 export const BESIDE = `set -u
-port= sockets=/proc/net/tcp
-[ -r /proc/net/tcp6 ] && sockets="$sockets /proc/net/tcp6"
-for _ in $(seq 1 50); do
-  candidate=$(( 32768 + RANDOM % 28000 ))
-  if ! awk -v p="$(printf ':%04X' "$candidate")" '$2 ~ p "$" { used = 1 } END { exit !used }' $sockets; then
-    port=$candidate; break
-  fi
-done
-[ -n "$port" ] || { echo "no free port"; exit 1; }
+${FREE_PORT}
 out=$(mktemp) || exit 1
 cd -- "$1" || exit 1
 PORT=$port NODE_ENV=production setsid node -- "$2" >"$out" 2>&1 </dev/null &

@@ -8,16 +8,18 @@ import { asUserIn } from './release-paths.js';
  * (counted in milliseconds: on a whole-second clock a 1 s check begun late in a second ended after
  * one request), every 0.1 s (a release just started answers within a few tenths: a longer pause is time lost), each request at most $3 s. Prints the last status (000: no answer). With $4 = live
  * the release already serves visitors: an answer that will not change by waiting (a 404, a 500)
- * fails at once, only "no answer yet" and 502-504 are asked again. Run as the site user: it reads
- * no file.
+ * fails at once, only "no answer yet" and 502-504 are asked again. With $4 = any, any answer is
+ * enough (a process asked directly, when no health path is known: a rollback's). Run as the site
+ * user: it reads no file.
  */
 export const HEALTH = `url=$1 deadline=$(( $(date +%s%N) / 1000000 + $2 * 1000 )) each=$3 live=$4
 shift 4
 while :; do
   code=$(curl -s -o /dev/null -w '%{http_code}' --max-time "$each" "$@" "$url") || code=000
-  case $code in
-    2??|3??) echo "$code"; exit 0 ;;
-    000|502|503|504) ;;
+  case $live$code in
+    any000) ;;
+    any*|*2??|*3??) echo "$code"; exit 0 ;;
+    *000|*502|*503|*504) ;;
     *) if [ "$live" = live ]; then echo "$code"; exit 1; fi ;;
   esac
   [ "$(( $(date +%s%N) / 1000000 ))" -lt "$deadline" ] || { echo "$code"; exit 1; }
@@ -45,6 +47,8 @@ export interface LiveCheck {
   each: number;
   /** curl's options that send the request to this server's nginx. */
   options: string[];
+  /** Where it asks, for the log: `through nginx`. */
+  via: string;
 }
 
 export function liveCheck(ctx: StepContext, layout: SiteLayout, path: string, timeoutSeconds: number): LiveCheck {
@@ -57,6 +61,7 @@ export function liveCheck(ctx: StepContext, layout: SiteLayout, path: string, ti
     seconds,
     each: Math.min(seconds, 10),
     options: ['--resolve', `${layout.domain}:${tls ? 443 : 80}:127.0.0.1`, ...(tls ? ['-k'] : [])],
+    via: 'through nginx',
   };
 }
 

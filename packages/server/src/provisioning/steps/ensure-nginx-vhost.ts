@@ -11,6 +11,8 @@ import { serverNames, vhostBackend } from './vhost-backend.js';
 export interface VhostOptions {
   /** Certificate files; the TLS module passes them once a certificate is issued. */
   tls?: { certificate: string; key: string };
+  /** A process site's stand-in port, only while a deploy restarts its process (deploy/stand-in.ts). */
+  standIn?: number;
 }
 
 /**
@@ -66,12 +68,17 @@ export function ensureNginxVhost(options: VhostOptions = {}): Step {
 /** The site's vhost as Siteplane writes it now. */
 export function renderSiteVhost(site: ProvisionedSite, options: VhostOptions = {}): string {
   const layout = siteLayout(site);
+  let backend = vhostBackend(site);
+  if (options.standIn !== undefined) {
+    if (backend.kind !== 'proxy') throw new Error(`${site.type} sites have no process to stand in for`);
+    backend = { ...backend, standIn: options.standIn };
+  }
   return renderNginxVhost({
     serverNames: serverNames(site),
     acmeRoot: layout.acmeDir,
     accessLog: layout.accessLog,
     errorLog: layout.errorLog,
-    backend: vhostBackend(site),
+    backend,
     ...(options.tls ? { tls: options.tls } : {}),
   });
 }

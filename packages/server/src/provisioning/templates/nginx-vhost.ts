@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * The nginx server block of one site. Every value placed into the file is checked to hold no
  * character that nginx's configuration syntax gives a meaning to (whitespace, ; { } quotes $ #),
@@ -7,8 +9,12 @@ export type VhostBackend =
   /** PHP through the user's FPM pool; `fallback` is the last try_files entry (a front controller or =404). */
   | { kind: 'php'; root: string; socket: string; fallback: '/index.php?$query_string' | '/index.php?$args' | '=404' }
   | { kind: 'static'; root: string }
-  /** A process on 127.0.0.1:port (Node, Generic Port, Soketi); WebSocket upgrades pass through. */
-  | { kind: 'proxy'; port: number; longLived: boolean };
+  /**
+   * A process on 127.0.0.1:port (Node, Generic Port, Soketi); WebSocket upgrades pass through.
+   * `standIn`: a second port nginx turns to when the site's port refuses or drops a request, only
+   * while a deploy restarts a process in place (deploy/stand-in.ts); never left in a vhost.
+   */
+  | { kind: 'proxy'; port: number; longLived: boolean; standIn?: number };
 
 export interface VhostInput {
   serverNames: string[];
@@ -47,7 +53,7 @@ export function renderNginxVhost(input: VhostInput): string {
     '    disable_symlinks if_not_owner from=$document_root;',
     '',
   ];
-  const header = ['# Managed by Siteplane; changes here are overwritten.'];
+  const header = ['# Managed by Siteplane; changes here are overwritten.', ...upstream(input)];
   if (!input.tls) {
     return [
       ...header,
@@ -57,7 +63,7 @@ export function renderNginxVhost(input: VhostInput): string {
       ...common,
       ...acme,
       '',
-      ...site(input.backend),
+      ...site(input.backend, input.serverNames),
       '}',
       '',
     ].join('\n');
@@ -83,15 +89,15 @@ export function renderNginxVhost(input: VhostInput): string {
     ...common,
     ...acme,
     '',
-    ...site(input.backend),
+    ...site(input.backend, input.serverNames),
     '}',
     '',
   ].join('\n');
 }
 
-function site(backend: VhostBackend): string[] {
+function site(backend: VhostBackend, serverNames: string[]): string[] {
   const hidden = ['    location ~ /\\.(?!well-known/) {', '        deny all;', '    }', ''];
-  if (backend.kind === 'proxy') return [...hidden, ...proxy(backend.port, backend.longLived)];
+  if (backend.kind === 'proxy') return [...hidden, ...proxy(backend, upstreamName(serverNames))];
   const root = [`    root ${safe(backend.root, 'document root')};`];
   if (backend.kind === 'static') {
     return [
@@ -126,11 +132,41 @@ function site(backend: VhostBackend): string[] {
   ];
 }
 
-function proxy(port: number, longLived: boolean): string[] {
+function checkPort(port: number): number {
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`port ${port} is not a TCP port`);
+  return port;
+}
+
+/**
+ * With a stand-in, the site's port and the stand-in as an upstream group whose second server is a
+ * backup: nginx asks the site's port first, every time (max_fails=0 never sets it aside), and on a
+ * refused connection or one dropped before the answer's header (proxy_next_upstream's default
+ * "error timeout") asks the stand-in instead — a request nginx already sent is passed on again only
+ * when its method is idempotent, as nginx does for any upstream. Its name comes from the site's
+ * domain, unique among the server's vhosts.
+ */
+function upstream(input: VhostInput): string[] {
+  const { backend } = input;
+  if (backend.kind !== 'proxy' || backend.standIn === undefined) return [];
+  return [
+    `upstream ${upstreamName(input.serverNames)} {`,
+    `    server 127.0.0.1:${checkPort(backend.port)} max_fails=0;`,
+    `    server 127.0.0.1:${checkPort(backend.standIn)} backup max_fails=0;`,
+    '}',
+    '',
+  ];
+}
+
+function upstreamName(serverNames: string[]): string {
+  const domain = serverNames[0] ?? '';
+  return `siteplane_${createHash('sha256').update(domain).digest('hex').slice(0, 16)}`;
+}
+
+function proxy(backend: Extract<VhostBackend, { kind: 'proxy' }>, upstream: string): string[] {
+  const target = backend.standIn === undefined ? `127.0.0.1:${checkPort(backend.port)}` : upstream;
   return [
     '    location / {',
-    `        proxy_pass http://127.0.0.1:${port};`,
+    `        proxy_pass http://${target};`,
     '        proxy_http_version 1.1;',
     '        proxy_set_header Upgrade $http_upgrade;',
     '        proxy_set_header Connection "upgrade";',
@@ -139,7 +175,7 @@ function proxy(port: number, longLived: boolean): string[] {
     '        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;',
     '        proxy_set_header X-Forwarded-Proto $scheme;',
     '        proxy_cache_bypass $http_upgrade;',
-    `        proxy_read_timeout ${longLived ? '3600s' : '60s'};`,
+    `        proxy_read_timeout ${backend.longLived ? '3600s' : '60s'};`,
     '    }',
   ];
 }

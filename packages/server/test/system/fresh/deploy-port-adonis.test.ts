@@ -15,8 +15,10 @@ import { startTestHost, stopTestHost } from '../support/test-host.js';
  * - Generic Port: a process Siteplane knows nothing about (fixtures/generic-port-app), started by
  *   the user's start command — refused without one (422 naming startCommand), then run by PM2 as
  *   the site user with PORT set to the site's port, behind the health gate; a start command that
- *   never answers leaves the live release serving; a second deploy, a rollback, the process gone
- *   with the site.
+ *   never answers leaves the live release serving; a second deploy and a rollback, each under a
+ *   stream of requests through nginx that must all be answered (the process restarts in place
+ *   behind its stand-in, deploy/stand-in.ts), nothing of the stand-ins left; the process gone with
+ *   the site.
  * - Adonis 6 (fixtures/adonis-app, TypeScript, the committed lock file): `npm ci` from the npm
  *   registry, `node ace build` on the server, `build/bin/server.js` run by PM2 with APP_KEY and the
  *   app's own variables from Siteplane's environment (Adonis validates them at boot); a second deploy
@@ -52,6 +54,32 @@ async function deploy(site: JsonBody, want: 'succeeded' | 'failed' = 'succeeded'
   const d = await finished(posted.uuid, want);
   figures[`${site.type} deploy ${d.release} (${want}) ms`] = Date.now() - started;
   return d;
+}
+
+/**
+ * Asks the site through nginx, one request after another, while `work` runs: every answer must be
+ * a 200 from v1 or v2 (the stand-in's or the process's); the answers by port are a figure.
+ */
+async function whileAsking<T>(site: JsonBody, what: string, work: () => Promise<T>): Promise<T> {
+  let going = true;
+  const seen: Record<string, number> = {};
+  const bad: string[] = [];
+  const asking = (async () => {
+    while (going) {
+      const answer = await curlSite(site.domain, '/hello');
+      const port = / port=(\d+) /.exec(answer.body)?.[1] ?? '?';
+      const key = `${answer.status} port ${port}`;
+      seen[key] = (seen[key] ?? 0) + 1;
+      if (answer.status !== 200 || !/^generic-port v[12] /.test(answer.body)) bad.push(`${answer.status} ${answer.body.trim()}`);
+    }
+  })();
+  const result = await work().finally(() => {
+    going = false;
+  });
+  await asking;
+  figures[`generic-port answers during the ${what} (status and port: count)`] = seen;
+  expect(bad, `answers other than a 200 of v1 or v2 during the ${what}: ${JSON.stringify(seen)}`).toEqual([]);
+  return result;
 }
 
 async function rollback(site: JsonBody): Promise<JsonBody> {
@@ -200,27 +228,23 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
         }),
         'PATCH generic environment',
       );
-      // Requests through nginx while it deploys: a figure (the process restarts in place, README "Not built yet").
-      let deploying = true;
-      const seen: Record<string, number> = {};
-      const asking = (async () => {
-        while (deploying) {
-          const status = String((await curlSite(generic.domain, '/hello')).status);
-          seen[status] = (seen[status] ?? 0) + 1;
-        }
-      })();
-      const v2 = await deploy(generic).finally(() => {
-        deploying = false;
-      });
-      await asking;
-      figures['generic-port answers during the v2 deploy (status: count)'] = seen;
+      // Requests through nginx while it deploys and while it rolls back: PM2 restarts the process
+      // in place, and its stand-in (the same release on a port of its own) answers meanwhile.
+      const v2 = await whileAsking(generic, 'v2 deploy', () => deploy(generic));
       expect((await curlUntil(generic.domain, '/hello', (a) => a.body.includes(' v2 '), 30_000)).body.trim()).toBe(
         expected('v2', 'port-env-2'),
       );
-      const rb = await rollback(generic);
+      expect(await logOf(v2)).toMatch(/answered \/ with 200 beside the live release \(port \d+\), kept as its stand-in/);
+      const rb = await whileAsking(generic, 'rollback', () => rollback(generic));
       expect(rb).toMatchObject({ trigger: 'rollback', release: genericV1.release, rollback: { from_release: v2.release } });
       expect((await curlUntil(generic.domain, '/hello', (a) => a.body.includes(' v1 '), 30_000)).body.trim()).toBe(
         expected('v1', 'port-env-1'),
+      );
+      // Nothing of the stand-ins stays: no process, no pid file, no backup in the vhost.
+      expect((await run('pgrep', ['-u', user, '-f', '^timeout -k 10 '])).stdout.trim()).toBe('');
+      expect(pathKind(`/home/${user}/${generic.domain}/.siteplane-stand-in.pid`)).toBe(null);
+      expect((await mustRun('cat', ['--', `/etc/nginx/sites-available/${generic.domain}.conf`])).stdout).not.toContain(
+        'upstream',
       );
       expect(await usersRunning('node server.mjs')).toEqual([user]);
     }, 1_800_000);
