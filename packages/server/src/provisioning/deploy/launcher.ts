@@ -40,7 +40,7 @@ export function startOf(site: ProvisionedSite): Start {
     case 'nuxt-ssr':
       // Nuxt 2 has no Nitro: `nuxt start` serves .nuxt/, on NUXT_PORT || PORT and by default on
       // `localhost`, which may be ::1 where nginx asks 127.0.0.1 (--hostname wins over the config).
-      // (Not proven with a real Nuxt 2 app by a system test: deploy-real-node-apps deploys Nuxt 3.)
+      // (Proven with a real Nuxt 2.18 app by deploy-real-node-apps, fixtures/nuxt2-app.)
       if (numberOption(site, 'site_type_version') === 2)
         return {
           entry: 'node_modules/nuxt/bin/nuxt.js',

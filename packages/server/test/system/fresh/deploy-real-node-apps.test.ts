@@ -19,6 +19,8 @@ import { startTestHost, stopTestHost } from '../support/test-host.js';
  * - NodeJS SSR without artifactPath (fixtures/express-app): Express, nothing to build, run from the release.
  * - NodeJS SSR with artifactPath `dist` (fixtures/express-ts-app): TypeScript compiled by `tsc`, run from dist/.
  * - NodeJS Static with artifactPath `dist` (fixtures/vite-app): `vite build`, nginx serves dist/.
+ * - Nuxt 2 SSR and Static (fixtures/nuxt2-app, webpack 4): `nuxt build` then `nuxt start` on the
+ *   loopback run by PM2 (the variable read when it loads its config); `nuxt generate`, nginx serves dist/.
  * Each: v1 deployed and answering through nginx, v2 (a changed file, for the SSR apps a changed
  * run-time variable) deployed, rollback to v1. All sites belong to one system user, so every
  * `npm ci` after the first shares its npm cache (~/.npm).
@@ -83,13 +85,22 @@ async function setEnvironment(site: JsonBody, set: Record<string, { value: strin
 const answerWith = (site: JsonBody, path: string, text: string, timeoutMs = 30_000) =>
   curlUntil(site.domain, path, (a) => a.status === 200 && a.body.includes(text), timeoutMs);
 
+/** The local addresses (as /proc/net/tcp writes them) of the sockets listening on a port of the host. */
+async function listeningAddresses(port: number): Promise<string[]> {
+  const sockets = (await run('cat', ['/proc/net/tcp', '/proc/net/tcp6'])).stdout;
+  const hex = port.toString(16).toUpperCase().padStart(4, '0');
+  return [...sockets.matchAll(/^\s*\d+: ([0-9A-F]+):([0-9A-F]{4}) [0-9A-F]+:[0-9A-F]{4} 0A /gm)]
+    .filter((m) => m[2] === hex)
+    .map((m) => m[1] as string);
+}
+
 /** Nuxt's server-rendered paragraph (Vue leaves no markup inside it). */
 const nuxtLine = (answer: HttpAnswer) => /<p id="page">([^<]*)<\/p>/.exec(answer.body)?.[1] ?? answer.body;
 
-const REPOS = ['nuxt-ssr', 'nuxt-static', 'express', 'express-ts', 'vite'] as const;
+const REPOS = ['nuxt-ssr', 'nuxt-static', 'express', 'express-ts', 'vite', 'nuxt2-ssr', 'nuxt2-static'] as const;
 
 describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
-  'real Node apps deployed with their type defaults: Nuxt SSR and Static, NodeJS SSR with and without artifactPath, NodeJS Static (issue 11 item 7)',
+  'real Node apps deployed with their type defaults: Nuxt 3 and 2 SSR and Static, NodeJS SSR with and without artifactPath, NodeJS Static (issue 11 item 7)',
   () => {
     const sites: Record<(typeof REPOS)[number], JsonBody> = {} as never;
     const started = Date.now();
@@ -110,13 +121,15 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
       stopTestHost(HOST);
     }, 600_000);
 
-    it('creates the five sites, pushes v1 of each app and binds each site to its repository', async () => {
+    it('creates the seven sites, pushes v1 of each app and binds each site to its repository', async () => {
       const created = await Promise.all([
         h.createSite('nuxt-ssr', domain('nuxt'), { site_type_version: 3 }),
         h.createSite('nuxt-static', domain('nuxtstatic'), { site_type_version: 3 }),
         h.createSite('nodejs-ssr', domain('express')),
         h.createSite('nodejs-ssr', domain('expressts'), { artifactPath: 'dist' }),
         h.createSite('nodejs-static', domain('vite'), { artifactPath: 'dist' }),
+        h.createSite('nuxt-ssr', domain('nuxt2'), { site_type_version: 2 }),
+        h.createSite('nuxt-static', domain('nuxt2static'), { site_type_version: 2 }),
       ]);
       const installed = await Promise.all(created.map((s) => h.waitInstalled(s, 900_000)));
       REPOS.forEach((repo, i) => {
@@ -127,6 +140,8 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
       await commit('express', fixture('express-app'), 'express v1');
       await commit('express-ts', fixture('express-ts-app'), 'express-ts v1');
       await commit('vite', fixture('vite-app'), 'vite v1');
+      await commit('nuxt2-ssr', fixture('nuxt2-app'), 'nuxt2 v1');
+      await commit('nuxt2-static', fixture('nuxt2-app'), 'nuxt2 v1');
 
       await bindToHostRepositories(
         `node-apps-${id}`,
@@ -144,6 +159,8 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
       await setEnvironment(sites.express, { GREETING: { value: 'express-env-1', scope: 'runtime' } });
       await setEnvironment(sites['express-ts'], { GREETING: { value: 'ts-env-1', scope: 'runtime' } });
       await setEnvironment(sites.vite, { VITE_GREETING: { value: 'vite-env-1', scope: 'build' } });
+      await setEnvironment(sites['nuxt2-ssr'], { NUXT_PUBLIC_GREETING: { value: 'nuxt2-env-1', scope: 'runtime' } });
+      await setEnvironment(sites['nuxt2-static'], { NUXT_PUBLIC_GREETING: { value: 'static2-env-1', scope: 'build' } });
     }, 1_800_000);
 
     it('Nuxt SSR: npm ci, nuxt build, .output/server/index.mjs run by PM2; v2 with a new run-time variable; rollback', async () => {
@@ -265,7 +282,44 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
       expect((await answerWith(site, '/', 'vite v1')).body).toContain('<p id="page">vite v1 greeting=vite-env-1</p>');
     }, 1_800_000);
 
-    it('deletes the five sites: releases and processes go with them', async () => {
+    it('Nuxt 2 SSR: npm ci, nuxt build (webpack 4), `nuxt start` on 127.0.0.1 run by PM2; v2; rollback', async () => {
+      const site = sites['nuxt2-ssr'];
+      const v1 = await deploy(site, 'nuxt2-ssr v1');
+      expect(v1.log).toMatch(/added \d+ packages/);
+      const release = `/home/${user}/${site.domain}/releases/${v1.d.release}`;
+      expect(pathKind(`${release}/.nuxt/dist/server/server.js`)).toBe('file');
+      // Rendered per request, with the variable read when `nuxt start` loaded the config.
+      const first = await answerWith(site, '/?visitor=ada', 'visitor=ada');
+      expect(nuxtLine(first)).toBe('nuxt2 v1 greeting=nuxt2-env-1 visitor=ada');
+      // Listening on 127.0.0.1 only (--hostname), where nginx asks: /proc/net/tcp{,6}'s listening sockets on the port.
+      expect(await listeningAddresses(site.port as number)).toEqual(['0100007F']);
+
+      await setEnvironment(site, { NUXT_PUBLIC_GREETING: { value: 'nuxt2-env-2', scope: 'runtime' } });
+      await commit('nuxt2-ssr', { 'release.json': '{"marker":"v2"}\n' }, 'nuxt2 v2');
+      const v2 = await deploy(site, 'nuxt2-ssr v2 (lock unchanged)');
+      expect(nuxtLine(await answerWith(site, '/?visitor=bob', 'nuxt2 v2'))).toBe('nuxt2 v2 greeting=nuxt2-env-2 visitor=bob');
+      const rb = await rollback(site, 'nuxt2-ssr rollback');
+      expect(rb).toMatchObject({ release: v1.d.release, rollback: { from_release: v2.d.release } });
+      expect(nuxtLine(await answerWith(site, '/?visitor=cy', 'nuxt2 v1'))).toBe('nuxt2 v1 greeting=nuxt2-env-1 visitor=cy');
+    }, 2_700_000);
+
+    it('Nuxt 2 Static: nuxt generate, nginx serves dist/ (every page generated); v2', async () => {
+      const site = sites['nuxt2-static'];
+      const v1 = await deploy(site, 'nuxt2-static v1');
+      const release = `/home/${user}/${site.domain}/releases/${v1.d.release}`;
+      expect(pathKind(`${release}/dist/index.html`)).toBe('file');
+      expect(v1.log).toContain('dist/ is there: nginx serves it');
+      expect(nuxtLine(await answerWith(site, '/?visitor=ada', 'nuxt2 v1'))).toBe(
+        'nuxt2 v1 greeting=static2-env-1 visitor=nobody',
+      );
+      expect((await answerWith(site, '/about/', 'about this nuxt 2 app')).status).toBe(200);
+      expect((await run('pgrep', ['-u', user, '-f', site.domain])).stdout.trim()).toBe('');
+      await commit('nuxt2-static', { 'release.json': '{"marker":"v2"}\n' }, 'nuxt2 v2');
+      await deploy(site, 'nuxt2-static v2 (lock unchanged)');
+      expect(nuxtLine(await answerWith(site, '/', 'nuxt2 v2'))).toBe('nuxt2 v2 greeting=static2-env-1 visitor=nobody');
+    }, 2_700_000);
+
+    it('deletes the seven sites: releases and processes go with them', async () => {
       await Promise.all(
         Object.values(sites).map(async (site) => {
           const del = await h.deleteSite(site.uuid);
