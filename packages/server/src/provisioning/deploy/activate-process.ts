@@ -22,7 +22,8 @@ import { ensureUserProcessFile, saveForBoot } from './user-process.js';
  * one, which finishes the requests it holds before it exits (templates/graceful-stop.ts). nginx is
  * not touched. A release that answers beside but not in place is switched back. The try beside,
  * the switch, the reload and the check through nginx are one round trip (ACTIVATE); a rollback is
- * the same without the checks.
+ * the same without the checks. Generic Port differs (stand-in.ts): its process is restarted in
+ * place, with the release that answered beside kept up as its stand-in in the vhost meanwhile.
  */
 export async function activateProcess(
   ctx: StepContext,
@@ -74,9 +75,9 @@ exec bash -c "$golive" go-live "$@"`;
  * through nginx or, for a process restarted in place, to the site's port directly (HEALTH: $7, at
  * most $4 s, each request at most $5 s, curl options after $8; in CHECK_MODE, live by default). A
  * failing check switches back to the previous release and reloads again (restarted in place, it is
- * waited for). Prints `previous P`,
- * `reloaded MS HOW` for each reload (HOW: daemon, cli or in-place), `status S`, `switched-back`;
- * exits 0 (live), 3 (the check failed), 1 (a command failed: its output follows).
+ * waited for). Prints `previous P`, `reloaded MS HOW` for each reload (HOW: daemon, cli or
+ * in-place), `status S`, `switched-back`; exits 0 (live), 3 (the check failed), 1 (a command failed:
+ * its output follows).
  */
 export const GO_LIVE = `set -u
 target=$1 name=$2 url=$3 seconds=$4 each=$5 switch=$6 health=$7 reload_js=$8

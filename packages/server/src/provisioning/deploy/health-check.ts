@@ -45,9 +45,9 @@ export interface LiveCheck {
   seconds: number;
   /** At most this long per request. */
   each: number;
-  /** curl's options that send the request to this server's nginx. */
+  /** curl's options: to this server's nginx (`--resolve`), or the Host for a process asked on its port. */
   options: string[];
-  /** Where it asks, for the log: `through nginx`. */
+  /** Where it asks, for the log: `through nginx`, `on the site's port N`. */
   via: string;
 }
 
