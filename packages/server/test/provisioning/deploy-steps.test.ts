@@ -13,6 +13,7 @@ import { SWITCH } from '../../src/provisioning/deploy/switch-current.js';
 import { CANCEL, HOOK, UserCommandFailed } from '../../src/provisioning/deploy/user-command.js';
 import type { CommandResult, Executor, RunOptions } from '../../src/provisioning/executor.js';
 import { DryRunExecutor } from '../../src/provisioning/executors/dry-run.js';
+import type { ProvisionedSite } from '../../src/provisioning/step.js';
 import { renderSiteVhost } from '../../src/provisioning/steps/ensure-nginx-vhost.js';
 import { siteLayout } from '../../src/provisioning/steps/site-layout.js';
 import { makeContext, runSteps } from './support/context.js';
@@ -72,6 +73,8 @@ function dryRun(answers: (exec: DryRunExecutor) => void = () => undefined) {
 }
 
 const isScript = (script: string) => (argv: readonly string[]) => argv[2] === script;
+const isVhostRead = (site: ProvisionedSite) => (argv: readonly string[]) =>
+  argv[0] === 'cat' && argv[2] === siteLayout(site).vhost;
 
 describe('the deploy step list (issue 11 item 4)', () => {
   it('runs fetch, shared, environment, hooks by stage, build, manifest, activation, then prune; disabled hooks are left out', () => {
@@ -290,18 +293,22 @@ describe('activation (issue 11 item 5)', () => {
   });
 
   it('PM2: the new release answers beside the live one first; failing there, nothing switches or reloads', async () => {
-    const { exec, lines } = dryRun((e) =>
+    const site = siteOf('nodejs-ssr', { domain: 'app.example.com' });
+    const { exec, lines: all } = dryRun((e) => {
+      e.answer(isVhostRead(site), { stdout: renderSiteVhost(site) });
       e.answer(isScript(ACTIVATE), {
         code: 4,
         stdout: 'beside port 40123\nbeside status 000\nbeside Error: Cannot find module pg\n',
-      }),
-    );
-    const site = siteOf('nodejs-ssr', { domain: 'app.example.com' });
+      });
+    });
     const activate = deploySteps.deploy(site, plan({ hooks: [] }), progress()).find((s) => s.name === 'activate')!;
     const ctx = makeContext(exec, site);
     await expect(activate.run(ctx)).rejects.toThrow(
       /with 000 within 20 s beside the live release \(port 40123\), which keeps serving/,
     );
+    // The vhost read first (up to date: nothing written), then the one round trip of the activation.
+    expect(all[0]).toMatch(/^cat .*\/etc\/nginx\/sites-available\/app\.example\.com\.conf/);
+    const lines = all.slice(1);
     expect(ctx.logs).toContain('  Error: Cannot find module pg');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(
@@ -313,15 +320,18 @@ describe('activation (issue 11 item 5)', () => {
   });
 
   it('PM2: healthy beside → switch, graceful reload of the site process and the check through nginx, in one round trip', async () => {
-    const { exec, lines } = dryRun((e) =>
+    const site = siteOf('nodejs-ssr', { domain: 'app.example.com' });
+    const { exec, lines: all } = dryRun((e) => {
+      e.answer(isVhostRead(site), { stdout: renderSiteVhost(site) });
       e.answer(isScript(ACTIVATE), {
         stdout: 'beside port 40123\nbeside status 200\nprevious releases/old\nreloaded 812 daemon\nstatus 200\n',
-      }),
-    );
-    const site = siteOf('nodejs-ssr', { domain: 'app.example.com' });
+      });
+    });
     const activate = deploySteps.deploy(site, plan({ hooks: [] }), progress()).find((s) => s.name === 'activate')!;
     const ctx = makeContext(exec, site);
     await activate.run(ctx);
+    expect(all[0]).toMatch(/^cat .*\/etc\/nginx\/sites-available\/app\.example\.com\.conf/);
+    const lines = all.slice(1);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('setsid node');
     expect(lines[0]).toContain('releases/20261126T121314Z-1a2b3c4 app.example.com http://app.example.com/health 20 10');
@@ -367,9 +377,8 @@ describe('activation (issue 11 item 5)', () => {
     expect(launcher).toContain(JSON.stringify(start));
     expect(launcher).toMatch(/"asUser":"alice"/);
 
-    const { vhost } = siteLayout(site);
     const { exec, lines } = dryRun((e) => {
-      e.answer((argv) => argv[0] === 'cat' && argv[2] === vhost, { stdout: renderSiteVhost(site) });
+      e.answer(isVhostRead(site), { stdout: renderSiteVhost(site) });
       e.answer(isScript(STAND_IN), { stdout: 'port 40123\nstatus 200\npid 4242\n' });
       e.answer(isScript(ACTIVATE), { stdout: 'previous releases/initial\nreloaded 812 in-place\nstatus 200\n' });
       e.answer(isScript(STOP_STAND_IN), { stdout: 'stopped\n' });
@@ -430,9 +439,8 @@ describe('activation (issue 11 item 5)', () => {
 
   it('Generic Port rollback: the release it returns to stands in once it answers anything on /, asked the same way in place', async () => {
     const site = siteOf('generic-port', { domain: 'port.example.com' });
-    const { vhost } = siteLayout(site);
     const { exec, lines } = dryRun((e) => {
-      e.answer((argv) => argv[0] === 'cat' && argv[2] === vhost, { stdout: renderSiteVhost(site) });
+      e.answer(isVhostRead(site), { stdout: renderSiteVhost(site) });
       e.answer(isScript(STAND_IN), { stdout: 'port 40999\nstatus 404\npid 4243\n' });
       e.answer(isScript(ACTIVATE), { stdout: 'previous releases/new\nreloaded 700 in-place\nstatus 404\n' });
       e.answer(isScript(STOP_STAND_IN), { stdout: 'stopped\n' });

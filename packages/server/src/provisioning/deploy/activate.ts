@@ -19,10 +19,9 @@ export function activateRelease(plan: DeployPlan, state: DeployState): Step {
       const paths = releasePaths(ctx.site, plan.release);
       const started = Date.now();
       const byProcess = activationOf(ctx.site) === 'process';
-      if (!byProcess) {
-        await checkServedOutput(ctx, paths, plan);
-        await refreshVhost(ctx);
-      }
+      if (!byProcess) await checkServedOutput(ctx, paths, plan);
+      // The vhost brought up to the current template (Generic Port's is written twice by its stand-in).
+      if (ctx.site.type !== 'generic-port') await refreshVhost(ctx);
       const previous = byProcess
         ? await activateProcess(ctx, paths, plan.healthCheck)
         : await activateFiles(ctx, paths, plan.healthCheck);

@@ -5,9 +5,10 @@ import { readFile } from '../steps/remote-files.js';
 import { siteLayout } from '../steps/site-layout.js';
 
 /**
- * The site's vhost brought up to Siteplane's current template at each deploy of a static or PHP
- * site, so that what the template gained since the site was made (its `disable_symlinks`, which
- * keeps one site user from having nginx serve another's files) reaches sites made before. The
+ * The site's vhost brought up to Siteplane's current template at each deploy (before the switch;
+ * Generic Port's stand-in writes its vhost anyway), so that what the template gained since the
+ * site was made (its `disable_symlinks`, which keeps one site user from having nginx serve
+ * another's files) reaches sites made before. The
  * vhost keeps its form: the certificate files it names stay (a site without them stays on port 80).
  * One round trip (the read) when it is up to date. A vhost nginx refuses is left as it was (config-file.ts
  * restores it) and the deploy goes on: the site served before and still does.

@@ -256,17 +256,16 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)('deploy steps on a real ser
       for (const step of recipeFor(c.type).create(s)) await step.run(context);
 
       // The vhost as an older Siteplane wrote it (no disable_symlinks): the first deploy brings it
-      // up to date (refresh-vhost.ts); v2's figures are then those of a deploy with nothing to update.
+      // up to date (refresh-vhost.ts), for the Node site too; v2's figures are then those of a
+      // deploy with nothing to update.
       const vhost = `/etc/nginx/sites-available/${s.domain}.conf`;
-      if (c.type !== 'nodejs-ssr') await mustRun('sed', ['-i', '/disable_symlinks/d', '--', vhost]);
+      await mustRun('sed', ['-i', '/disable_symlinks/d', '--', vhost]);
       await commit(c.type, c.files('v1'), 'v1');
       const p1 = progress();
       const d1 = await timedSteps(context, deploySteps.deploy(s, plan(c.type, '20261126T000001Z-v1', c.extra), p1));
       if (d1.error) throw new Error(`${d1.error.message}\n${context.logs.join('\n')}`);
-      if (c.type !== 'nodejs-ssr') {
-        expect((await mustRun('cat', ['--', vhost])).stdout).toContain('disable_symlinks if_not_owner from=$document_root;');
-        expect(context.logs.some((line) => line.startsWith(`updated nginx vhost ${vhost}`))).toBe(true);
-      }
+      expect((await mustRun('cat', ['--', vhost])).stdout).toContain('disable_symlinks if_not_owner from=$document_root;');
+      expect(context.logs.some((line) => line.startsWith(`updated nginx vhost ${vhost}`))).toBe(true);
       expect(p1.commits).toHaveLength(1);
       expect(await body(s.domain)).toBe(`${c.type === 'static-html' ? 'static' : c.type === 'php' ? 'php' : 'node'}-v1`);
 
