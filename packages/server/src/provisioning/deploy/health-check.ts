@@ -1,6 +1,6 @@
 import type { StepContext } from '../step.js';
 import { run, StepError } from '../steps/commands.js';
-import type { SiteLayout } from '../steps/site-layout.js';
+import { type SiteLayout, sitePort } from '../steps/site-layout.js';
 import { asUserIn } from './release-paths.js';
 
 /**
@@ -53,16 +53,29 @@ export interface LiveCheck {
 
 export function liveCheck(ctx: StepContext, layout: SiteLayout, path: string, timeoutSeconds: number): LiveCheck {
   const tls = ctx.site.ssl.enabled;
-  const url = `${tls ? 'https' : 'http'}://${layout.domain}${checkHealthPath(path)}`;
-  const seconds = Math.max(1, Math.ceil(timeoutSeconds));
   return {
-    path,
-    url,
-    seconds,
-    each: Math.min(seconds, 10),
+    ...bounds(path, timeoutSeconds),
+    url: `${tls ? 'https' : 'http'}://${layout.domain}${checkHealthPath(path)}`,
     options: ['--resolve', `${layout.domain}:${tls ? 443 : 80}:127.0.0.1`, ...(tls ? ['-k'] : [])],
     via: 'through nginx',
   };
+}
+
+/** How the site's own process is asked on its port, past nginx (Generic Port behind its stand-in). */
+export function processCheck(ctx: StepContext, layout: SiteLayout, path: string, timeoutSeconds: number): LiveCheck {
+  const port = sitePort(ctx.site);
+  return {
+    ...bounds(path, timeoutSeconds),
+    url: `http://127.0.0.1:${port}${checkHealthPath(path)}`,
+    options: ['-H', `Host: ${layout.domain}`],
+    via: `on the site's port ${port}`,
+  };
+}
+
+/** A check's whole seconds (at least 1) and each request's (at most 10). */
+function bounds(path: string, timeoutSeconds: number): Pick<LiveCheck, 'path' | 'seconds' | 'each'> {
+  const seconds = Math.max(1, Math.ceil(timeoutSeconds));
+  return { path, seconds, each: Math.min(seconds, 10) };
 }
 
 /** The site through nginx, once live (static and PHP sites; PM2 sites ask within GO_LIVE). */

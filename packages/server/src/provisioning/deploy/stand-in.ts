@@ -1,9 +1,9 @@
 import type { StepContext } from '../step.js';
 import { run, StepError } from '../steps/commands.js';
 import { ensureNginxVhost } from '../steps/ensure-nginx-vhost.js';
-import { type SiteLayout, sitePort } from '../steps/site-layout.js';
-import { FREE_PORT } from './free-port.js';
-import { checkHealthPath, HEALTH, type LiveCheck } from './health-check.js';
+import type { SiteLayout } from '../steps/site-layout.js';
+import { FREE_PORT, TCP_SOCKETS } from './free-port.js';
+import { checkHealthPath, HEALTH, type LiveCheck, processCheck } from './health-check.js';
 import { RELEASE_ENTRY } from './launcher.js';
 import type { DeployPlan } from './plan.js';
 import { vhostOnServer } from './refresh-vhost.js';
@@ -33,18 +33,10 @@ export async function restartBehindStandIn(
   const { layout } = paths;
   const asked = health ?? { path: '/', timeoutSeconds: 30 };
   const mode = health === null ? 'any' : 'live';
-  const seconds = Math.max(1, Math.ceil(asked.timeoutSeconds));
+  const direct = processCheck(ctx, layout, asked.path, asked.timeoutSeconds);
   // Whatever this deploy does after, its stand-in ends by itself within its longest possible use.
-  const lifetime = 2 * seconds + 300;
-  const standIn = await startStandIn(ctx, paths, asked.path, seconds, mode, lifetime);
-  const direct: LiveCheck = {
-    path: asked.path,
-    url: `http://127.0.0.1:${sitePort(ctx.site)}${checkHealthPath(asked.path)}`,
-    seconds,
-    each: Math.min(seconds, 10),
-    options: ['-H', `Host: ${layout.domain}`],
-    via: `on the site's port ${sitePort(ctx.site)}`,
-  };
+  const lifetime = 2 * direct.seconds + 300;
+  const standIn = await startStandIn(ctx, paths, asked.path, direct.seconds, mode, lifetime);
   if (standIn === null) return goLive(direct, mode);
   let routed = false;
   let live: { previous: string | null } | { error: unknown };
@@ -76,8 +68,24 @@ function pidFile(layout: SiteLayout): string {
 }
 
 /**
+ * STAND_IN_PID, a shell function for both scripts below ($pidfile and $entry set): prints the pid
+ * $pidfile names when that process is a stand-in (its command line is ours: `timeout … node --
+ * $entry`), so a pid file the site user rewrote, or an old pid taken by another process, is not
+ * obeyed; removes $pidfile either way.
+ */
+const STAND_IN_PID = `stand_in_pid() {
+  p=$(cat -- "$pidfile" 2>/dev/null) || return 1
+  rm -f -- "$pidfile"
+  case $p in ''|0*|*[!0-9]*) return 1 ;; esac
+  case $(tr '\\0' ' ' <"/proc/$p/cmdline" 2>/dev/null) in
+    "timeout -k 10 "*" node -- $entry "*) echo "$p" ;;
+    *) return 1 ;;
+  esac
+}`;
+
+/**
  * STAND_IN, as the site user in the site root (bash): stops a stand-in an interrupted deploy left
- * ($8 names it, and only a process whose command line is ours is signalled), then runs the
+ * ($8 names it: STAND_IN_PID), then runs the
  * release's launcher $2 in release $1 on a free port, in a session of its own under `timeout $9`,
  * and asks it $3 (HEALTH: $6, mode $7) for up to $4 s with Host $5. Prints `port N`, `status S`
  * and, when it answered, `pid P` (kept running, P written to $8); otherwise the end of its output
@@ -85,15 +93,8 @@ function pidFile(layout: SiteLayout): string {
  */
 export const STAND_IN = `set -u
 dir=$1 entry=$2 path=$3 secs=$4 host=$5 health=$6 mode=$7 pidfile=$8 lifetime=$9
-if old=$(cat -- "$pidfile" 2>/dev/null); then
-  case $old in
-    ''|0*|*[!0-9]*) ;;
-    *) case $(tr '\\0' ' ' <"/proc/$old/cmdline" 2>/dev/null) in
-         "timeout -k 10 "*" node -- $entry "*) kill -TERM "-$old" 2>/dev/null && echo "stopped an earlier stand-in ($old)" ;;
-       esac ;;
-  esac
-  rm -f -- "$pidfile"
-fi
+${STAND_IN_PID}
+if old=$(stand_in_pid); then kill -TERM "-$old" 2>/dev/null && echo "stopped an earlier stand-in ($old)"; fi
 ${FREE_PORT}
 out=$(mktemp) || exit 1
 cd -- "$dir" || exit 1
@@ -185,23 +186,18 @@ async function routeTo(ctx: StepContext, standIn: number | undefined): Promise<b
 /**
  * STOP_STAND_IN, as the site user (bash): waits (at most 10 s) until no connection to port $1 is
  * open — nginx's workers from before the reload finish what they sent there — then stops the process
- * group $2 names (when its command line is ours: launcher $3) and removes $2.
+ * group $2 names (STAND_IN_PID, launcher $3) and removes $2.
  */
 export const STOP_STAND_IN = `set -u
 port=$1 pidfile=$2 entry=$3
-hex=$(printf ':%04X' "$port") sockets=/proc/net/tcp
-[ -r /proc/net/tcp6 ] && sockets="$sockets /proc/net/tcp6"
+${TCP_SOCKETS}
+hex=$(printf ':%04X' "$port")
 for _ in $(seq 1 100); do
   awk -v p="$hex" '$2 ~ p "$" && $4 == "01" { busy = 1 } END { exit !busy }' $sockets || break
   sleep 0.1
 done
-pid=$(cat -- "$pidfile" 2>/dev/null) || pid=
-rm -f -- "$pidfile"
-case $pid in ''|0*|*[!0-9]*) echo "no stand-in"; exit 0 ;; esac
-case $(tr '\\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) in
-  "timeout -k 10 "*" node -- $entry "*) kill -TERM "-$pid" 2>/dev/null && echo "stopped" ;;
-  *) echo "no stand-in" ;;
-esac`;
+${STAND_IN_PID}
+if pid=$(stand_in_pid); then kill -TERM "-$pid" 2>/dev/null && echo "stopped"; else echo "no stand-in"; fi`;
 
 async function stopStandIn(ctx: StepContext, layout: SiteLayout, port: number): Promise<void> {
   const result = await run(ctx, ['bash', '-c', STOP_STAND_IN, 'stop-stand-in', String(port), pidFile(layout), RELEASE_ENTRY], {
