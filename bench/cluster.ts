@@ -11,6 +11,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { builtServiceCommand, startFlags } from './service-command.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
@@ -24,7 +25,9 @@ const dbName = `sp_bench_${randomBytes(6).toString('hex')}`;
 const databaseUrl = PG_ADMIN.replace(/\/[^/]*$/, `/${dbName}`);
 const dirs: string[] = [];
 const children: ChildProcess[] = [];
-const CLI = ['--import', 'tsx', 'packages/cli/src/main.ts'];
+// Each process as `npm start` runs it (bench/run.ts does the same), so one and two processes
+// compare to the single-process figures of `npm run bench`.
+const CLI = [...startFlags().split(' ').filter(Boolean), ...builtServiceCommand()];
 
 function env(port: number, worker: boolean): NodeJS.ProcessEnv {
   const dir = mkdtempSync(join(tmpdir(), 'siteplane-bench-cluster-'));

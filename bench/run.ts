@@ -11,6 +11,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { seedFinishedSites } from './seed-sites.js';
+import { builtServiceCommand, startFlags } from './service-command.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 // Raw, list and get alternate this many times (each DURATION / ROUNDS s): on a shared machine the
@@ -50,9 +51,7 @@ const env = {
 };
 const children: ChildProcess[] = [];
 
-// The service runs as operators run it: the built command (scripts/build.mjs), plain Node, no tsx.
-execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'ignore' });
-const CLI = ['packages/cli/dist/siteplane.js'];
+const CLI = builtServiceCommand();
 function cli(args: string[]): string {
   return execFileSync(process.execPath, [...CLI, ...args], { env, encoding: 'utf8' }).trim();
 }
@@ -63,15 +62,6 @@ process.once('exit', () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
   rmSync(dataDir, { recursive: true, force: true });
 });
-
-/** The flags `npm start` passes to node (package.json's start script: `node <flags> <script> serve`). */
-function startFlags(): string {
-  const start = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
-  return start
-    .split(' ')
-    .filter((word) => word.startsWith('--'))
-    .join(' ');
-}
 
 async function waitFor(url: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
