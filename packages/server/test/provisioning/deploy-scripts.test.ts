@@ -23,8 +23,10 @@ import { HEALTH } from '../../src/provisioning/deploy/health-check.js';
 import { DOTENV_BEGIN, DOTENV_BLOCK, DOTENV_END, dotenvBlock } from '../../src/provisioning/deploy/laravel-dotenv.js';
 import { renderCommandLauncher, renderLauncher, startOf } from '../../src/provisioning/deploy/launcher.js';
 import { LINK_SHARED } from '../../src/provisioning/deploy/link-shared.js';
+import type { DeployPlan } from '../../src/provisioning/deploy/plan.js';
 import { PM2_RELOAD_JS } from '../../src/provisioning/deploy/pm2-reload.js';
 import { LIST } from '../../src/provisioning/deploy/prune.js';
+import { DEPENDENCY_STAMP, hookCommand, reusingNpmCi } from '../../src/provisioning/deploy/reuse-node-modules.js';
 import { STAND_IN, STOP_STAND_IN } from '../../src/provisioning/deploy/stand-in.js';
 import { SWITCH } from '../../src/provisioning/deploy/switch-current.js';
 import { APPEND, UNPACK } from '../../src/provisioning/deploy/unpack-artifact.js';
@@ -720,5 +722,116 @@ describe('STAND_IN and STOP_STAND_IN (Generic Port: the next release answers whi
     expect(any.code, any.stdout).toBe(0);
     expect(any.stdout).toContain('status 500');
     stop(/^port (\d+)$/m.exec(any.stdout)?.[1] ?? '1');
+  });
+});
+
+describe("the Node types' npm ci reusing the live release's node_modules", () => {
+  const releases = () => join(dir, 'site', 'releases');
+  /** A release with its package.json and (unless null) package-lock.json. */
+  function release(name: string, lock: string | null, pkg: Record<string, unknown>) {
+    const at = join(releases(), name);
+    mkdirSync(at, { recursive: true });
+    writeFileSync(join(at, 'package.json'), JSON.stringify(pkg));
+    if (lock !== null) writeFileSync(join(at, 'package-lock.json'), lock);
+    return at;
+  }
+  /** npm stands in as a script that records its calls; node is this machine's. */
+  function npmCi(at: string, greeting: string) {
+    const bin = join(dir, 'bin');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(
+      join(bin, 'npm'),
+      `#!/bin/bash
+echo "npm $*" >> "$NPM_LOG"
+case "$1" in
+  -v) echo 10.9.9 ;;
+  ci) rm -rf node_modules; mkdir -p node_modules/left-pad node_modules/.cache; echo "installed in $PWD" > node_modules/left-pad/index.js; echo c > node_modules/.cache/x ;;
+esac
+`,
+      { mode: 0o755 },
+    );
+    const result = spawnSync('bash', ['-euo', 'pipefail', '-c', reusingNpmCi(['GREETING'])], {
+      cwd: at,
+      encoding: 'utf8',
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, NPM_LOG: join(dir, 'npm.log'), GREETING: greeting },
+    });
+    const calls = existsSync(join(dir, 'npm.log')) ? readFileSync(join(dir, 'npm.log'), 'utf8').trim().split('\n') : [];
+    rmSync(join(dir, 'npm.log'), { force: true });
+    return { code: result.status, stdout: result.stdout, stderr: result.stderr, calls };
+  }
+  const live = (name: string) => {
+    rmSync(join(dir, 'site', 'current'), { force: true });
+    symlinkSync(`releases/${name}`, join(dir, 'site', 'current'));
+  };
+  const pkg = {
+    name: 'app',
+    version: '1.0.0',
+    dependencies: { 'left-pad': '1.3.0' },
+    scripts: { postinstall: 'a', prepare: 'b' },
+  };
+
+  it('runs npm ci for a first release and stamps what it installed (0600)', () => {
+    const r1 = release('r1', 'lock-1', pkg);
+    const first = npmCi(r1, 'hello');
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.calls).toEqual(['npm -v', 'npm ci']);
+    const stamp = readFileSync(join(r1, DEPENDENCY_STAMP), 'utf8');
+    expect(stamp).toMatch(/^lock=[0-9a-f]{64} package=[0-9a-f]{64} node=v\d+\.\d+\.\d+ env=[0-9a-f]{64} npm=10\.9\.9\n$/);
+    expect(stamp).not.toContain('hello');
+    expect(statSync(join(r1, DEPENDENCY_STAMP)).mode & 0o777).toBe(0o600);
+  });
+
+  it("copies the live release's node_modules when lock, dependencies and build variables match, and runs the install scripts", () => {
+    const r1 = release('r1', 'lock-1', pkg);
+    expect(npmCi(r1, 'hello').code).toBe(0);
+    live('r1');
+    // Another version and build script: not what npm installs from.
+    const r2 = release('r2', 'lock-1', { ...pkg, version: '2.0.0', scripts: { ...pkg.scripts, build: 'c' } });
+    const second = npmCi(r2, 'hello');
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toContain('node_modules copied from r1');
+    expect(second.calls).toEqual(['npm -v', 'npm run --ignore-scripts postinstall', 'npm run --ignore-scripts prepare']);
+    expect(readFileSync(join(r2, 'node_modules/left-pad/index.js'), 'utf8')).toBe(`installed in ${r1}\n`);
+    // A copy, not links: what the new release writes there leaves the old one as it was; no build cache carried over.
+    expect(statSync(join(r2, 'node_modules/left-pad/index.js')).ino).not.toBe(
+      statSync(join(r1, 'node_modules/left-pad/index.js')).ino,
+    );
+    expect(existsSync(join(r2, 'node_modules/.cache'))).toBe(false);
+    expect(existsSync(join(r1, 'node_modules/.cache/x'))).toBe(true);
+    expect(existsSync(join(r2, '.siteplane-node-modules'))).toBe(false);
+    expect(readFileSync(join(r2, DEPENDENCY_STAMP), 'utf8')).toBe(readFileSync(join(r1, DEPENDENCY_STAMP), 'utf8'));
+  });
+
+  it('runs npm ci when the lock, a dependency or a build variable changed, or there is no lock or live release', () => {
+    const r1 = release('r1', 'lock-1', pkg);
+    expect(npmCi(r1, 'hello').code).toBe(0);
+    live('r1');
+    const cases: [string, string | null, Record<string, unknown>, string][] = [
+      ['lock', 'lock-2', pkg, 'hello'],
+      ['dependency', 'lock-1', { ...pkg, devDependencies: { typescript: '5.0.0' } }, 'hello'],
+      ['variable', 'lock-1', pkg, 'bonjour'],
+      ['no-lock', null, pkg, 'hello'],
+    ];
+    for (const [name, lock, contents, greeting] of cases) {
+      const result = npmCi(release(name, lock, contents), greeting);
+      expect(result.code, `${name}: ${result.stderr}`).toBe(0);
+      expect(result.calls.at(-1), name).toBe('npm ci');
+      expect(result.stdout, name).not.toContain('copied');
+    }
+    expect(existsSync(join(releases(), 'no-lock', DEPENDENCY_STAMP))).toBe(false);
+    // The live release itself (a deploy of the same release name never happens; nothing to copy from).
+    rmSync(join(dir, 'site', 'current'));
+    expect(npmCi(release('r5', 'lock-1', pkg), 'hello').calls.at(-1)).toBe('npm ci');
+  });
+
+  it('a user who changed the hook gets their command; PHP sites keep theirs', () => {
+    const site = { type: 'nodejs-ssr' } as ProvisionedSite;
+    const plan = { environment: { build: { GREETING: 'x' }, runtime: {} } } as unknown as DeployPlan;
+    const hook = (command: string) => ({ name: 'npm ci', command, stage: 'after-fetch' as const, enabled: true });
+    expect(hookCommand(site, plan, hook('npm ci'))).toBe(reusingNpmCi(['GREETING']));
+    expect(hookCommand(site, plan, hook('npm ci --omit=dev'))).toBe('npm ci --omit=dev');
+    expect(hookCommand({ type: 'php' } as ProvisionedSite, plan, hook('npm ci'))).toBe('npm ci');
+    // Names only: no value of a build variable is in the command line.
+    expect(reusingNpmCi(['GREETING'])).not.toContain("'x'");
   });
 });

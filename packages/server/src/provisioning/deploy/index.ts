@@ -9,6 +9,7 @@ import { linkShared } from './link-shared.js';
 import { writeManifest } from './manifest.js';
 import type { DeployHook, DeployPlan, DeployProgress, DeploySteps, RollbackPlan } from './plan.js';
 import { pruneReleases } from './prune.js';
+import { hookCommand } from './reuse-node-modules.js';
 import { checkKeptRelease, rollbackActivate } from './rollback.js';
 import { newDeployState } from './state.js';
 import { unpackArtifact } from './unpack-artifact.js';
@@ -30,7 +31,7 @@ export const deploySteps: DeploySteps = {
     const hooks = (stage: DeployHook['stage']) =>
       plan.hooks
         .filter((hook) => hook.enabled && hook.stage === stage)
-        .map((hook) => userCommandStep(`hook: ${hook.name}`, hook.command, plan, progress));
+        .map((hook) => userCommandStep(`hook: ${hook.name}`, hookCommand(site, plan, hook), plan, progress));
     const guarded = (steps: Step[]) => steps.map((step) => unlessCancelled(progress, step));
     return [
       ...guarded([

@@ -287,6 +287,8 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS || process.env.SITEPLANE_CMS
         );
         await commit(site.type, { 'release.json': '{"marker":"v2"}\n' }, `${site.type} v2`);
         const { d: v2, log } = await deploy(site);
+        // The lock unchanged: v1's node_modules (native builds included) copied instead of npm ci.
+        expect(log).toContain(`node_modules copied from ${v1.release}`);
         expect(log).not.toContain("under Siteplane's launcher");
         expect(log).not.toContain('moved from releases/');
         expect(await release(site, path, 'v2')).toMatchObject({ marker: 'v2', greeting: `${site.type}-env-2` });

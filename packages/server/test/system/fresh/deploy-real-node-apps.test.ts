@@ -184,6 +184,9 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
       await setEnvironment(site, { NUXT_PUBLIC_GREETING: { value: 'nuxt-env-2', scope: 'runtime' } });
       await commit('nuxt-ssr', { 'release.json': '{"marker":"v2"}\n' }, 'nuxt v2');
       const v2 = await deploy(site, 'nuxt-ssr v2 (lock unchanged)');
+      // Same lock and build variables (only a run-time one changed): v1's node_modules copied, no npm ci.
+      expect(v2.log).toContain(`node_modules copied from ${v1.d.release}`);
+      expect(v2.log).not.toMatch(/added \d+ packages/);
       expect(nuxtLine(await answerWith(site, '/?visitor=ada', 'nuxt v2'))).toBe('nuxt v2 greeting=nuxt-env-2 visitor=ada');
 
       const rb = await rollback(site, 'nuxt-ssr rollback');
@@ -249,6 +252,7 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
       );
       await commit('express-ts', { 'src/release.ts': "export const MARKER = 'v2';\n" }, 'express-ts v2');
       const v2 = await deploy(site, 'express-ts v2');
+      expect(v2.log).toContain(`node_modules copied from ${v1.d.release}`);
       expect((await answerWith(site, '/', 'express-ts v2')).body).toBe(
         `express-ts v2 greeting=ts-env-1 visitor=nobody from=${release(v2.d.release)}/dist\n`,
       );
@@ -297,6 +301,7 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
       await setEnvironment(site, { NUXT_PUBLIC_GREETING: { value: 'nuxt2-env-2', scope: 'runtime' } });
       await commit('nuxt2-ssr', { 'release.json': '{"marker":"v2"}\n' }, 'nuxt2 v2');
       const v2 = await deploy(site, 'nuxt2-ssr v2 (lock unchanged)');
+      expect(v2.log).toContain(`node_modules copied from ${v1.d.release}`);
       expect(nuxtLine(await answerWith(site, '/?visitor=bob', 'nuxt2 v2'))).toBe('nuxt2 v2 greeting=nuxt2-env-2 visitor=bob');
       const rb = await rollback(site, 'nuxt2-ssr rollback');
       expect(rb).toMatchObject({ release: v1.d.release, rollback: { from_release: v2.d.release } });
