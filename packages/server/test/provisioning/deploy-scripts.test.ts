@@ -155,6 +155,21 @@ describe('HOOK and WRITE', () => {
     expect(pipefail.code).toBe(1);
   });
 
+  it("does not read the shell's rc files as bash does when sshd started it (Debian's bash.bashrc under -u)", () => {
+    const home = join(dir, 'home');
+    mkdirSync(home);
+    writeFileSync(join(home, '.bashrc'), 'echo read-bashrc\n');
+    const result = spawnSync('sh', ['-c', HOOK, 'script', join(dir, 'pgid'), 'echo hook'], {
+      cwd: dir,
+      input: '',
+      encoding: 'utf8',
+      env: { ...process.env, HOME: home, SHLVL: '0', SSH_CLIENT: '10.0.0.1 50000 22', SSH2_CLIENT: '' },
+    });
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toBe('hook\n');
+    expect(result.stderr).toBe('');
+  });
+
   it('writes a private file (0600) through a temporary file', () => {
     const result = sh('sh', WRITE, [join(dir, '.siteplane.env'), '600'], "KEY='v'\n");
     expect(result.code, result.stderr).toBe(0);
@@ -745,7 +760,8 @@ describe("the Node types' npm ci reusing the live release's node_modules", () =>
 echo "npm $*" >> "$NPM_LOG"
 case "$1" in
   -v) echo 10.9.9 ;;
-  ci) rm -rf node_modules; mkdir -p node_modules/left-pad node_modules/.cache; echo "installed in $PWD" > node_modules/left-pad/index.js; echo c > node_modules/.cache/x ;;
+  ci) rm -rf node_modules; grep -q left-pad package.json || exit 0
+    mkdir -p node_modules/left-pad node_modules/.cache; echo "installed in $PWD" > node_modules/left-pad/index.js; echo c > node_modules/.cache/x ;;
 esac
 `,
       { mode: 0o755 },
@@ -819,6 +835,11 @@ esac
       expect(result.stdout, name).not.toContain('copied');
     }
     expect(existsSync(join(releases(), 'no-lock', DEPENDENCY_STAMP))).toBe(false);
+    // No dependencies: npm ci makes no node_modules, and the hook no stamp (it does not fail for want of one).
+    const bare = npmCi(release('bare', 'lock-0', { name: 'app', version: '1.0.0' }), 'hello');
+    expect(bare.code, bare.stderr).toBe(0);
+    expect(bare.calls.at(-1)).toBe('npm ci');
+    expect(existsSync(join(releases(), 'bare', 'node_modules'))).toBe(false);
     // The live release itself (a deploy of the same release name never happens; nothing to copy from).
     rmSync(join(dir, 'site', 'current'));
     expect(npmCi(release('r5', 'lock-1', pkg), 'hello').calls.at(-1)).toBe('npm ci');

@@ -151,7 +151,7 @@ describe('commands on the server', () => {
     expect(build).toContain('"cwd":"/home/alice/shop.example.com/releases/20261126T121314Z-1a2b3c4"');
     expect(build).toMatch(/"asUser":"alice"/);
     // The user's command is its own argument after the constant wrapper, never spliced into it.
-    expect(HOOK).toContain('exec bash -euo pipefail -c "$2" bash </dev/null');
+    expect(HOOK).toContain('bash -euo pipefail -c "$2" bash </dev/null');
 
     const order = (needle: string) => lines.findIndex((l) => l.includes(needle));
     expect(order('echo prepare')).toBeLessThan(order('npm ci && npm run build'));

@@ -46,7 +46,8 @@ for (const name of ['preinstall', 'install', 'postinstall', 'prepublish', 'prepr
  * The hook's bash script. The copy goes through a temporary name, so an interrupted one never looks
  * like a finished node_modules; each install script runs alone (`--ignore-scripts` keeps npm run
  * from adding its pre- and post-scripts, which the list already has). The stamp is 0600: it holds
- * a hash of the build-time variables.
+ * a hash of the build-time variables. A package without dependencies gets no node_modules from
+ * npm ci, and no stamp: its next npm ci is as quick as a copy.
  */
 export function reusingNpmCi(buildVariables: string[]): string {
   const names = buildVariables.map(quoteArg).join(' ');
@@ -64,7 +65,7 @@ if [ -n "$stamp" ] && [ -n "$live" ] && [ "$live" != "$(pwd -P)" ] && [ ! -e nod
 else
   ${NPM_CI}
 fi
-if [ -n "$stamp" ]; then (umask 077 && printf '%s\\n' "$stamp" > ${DEPENDENCY_STAMP}); fi`;
+if [ -n "$stamp" ] && [ -d node_modules ]; then (umask 077 && printf '%s\\n' "$stamp" > ${DEPENDENCY_STAMP}); fi`;
 }
 
 /** The command a hook step runs: a Node site's default `npm ci` reusing the live dependencies, any other as written. */
