@@ -1,4 +1,7 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
+
+/** PKCS #8's DER for an ed25519 private key up to its 32-byte seed (RFC 8410). */
+const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
 /**
  * An ed25519 key pair in OpenSSH's formats, for a server's or a deploy key: the public key as an
@@ -10,9 +13,15 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
  * (resident memory, issue 13).
  */
 export function generateSshKeyPair(comment: string): { public: string; private: string } {
-  const jwk = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
-  const seed = Buffer.from(jwk.d ?? '', 'base64url');
-  const publicKey = Buffer.from(jwk.x ?? '', 'base64url');
+  // The seed is 32 random bytes (an ed25519 private key is nothing more); Node derives the public
+  // half. Not generateKeyPairSync + export as JWK: Node 20 deadlocked in that export when a
+  // garbage collection inside it destroyed the finished key generation job, which takes the same
+  // key's mutex (a CI run hung in ssh-key-pair.test.ts's 3,000 pairs, 2026-11-27; a service
+  // process would hang the same way while binding a deploy key).
+  const seed = randomBytes(32);
+  const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
+  const spki = createPublicKey(privateKey).export({ format: 'der', type: 'spki' });
+  const publicKey = spki.subarray(spki.length - 32);
   if (seed.length !== 32 || publicKey.length !== 32) throw new Error('Node gave an ed25519 key of an unexpected size');
   const type = Buffer.from('ssh-ed25519');
   const publicBlob = Buffer.concat([sshString(type), sshString(publicKey)]);
