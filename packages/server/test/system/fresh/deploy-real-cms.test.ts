@@ -119,7 +119,7 @@ async function directusLogin(site: JsonBody, config: string): Promise<number> {
   return answer.status;
 }
 
-// 17–35 min on a 2-core machine (two framework installs, Strapi's admin build, npm ci of both
+// 15–35 min on a 2-core machine (two framework installs, Strapi's admin build, npm ci of both
 // projects). In CI beside three other fresh suites (run-tests.mjs); site-types leaves these two
 // types to it, so each is installed once a run (two Directus installs beside five other suites
 // once pushed one past the 20-minute limit of a long step). SITEPLANE_CMS_TESTS=0 leaves it out.
