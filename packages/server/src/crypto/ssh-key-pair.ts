@@ -22,7 +22,7 @@ export function generateSshKeyPair(comment: string): { public: string; private: 
   const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
   const spki = createPublicKey(privateKey).export({ format: 'der', type: 'spki' });
   const publicKey = spki.subarray(spki.length - 32);
-  if (seed.length !== 32 || publicKey.length !== 32) throw new Error('Node gave an ed25519 key of an unexpected size');
+  if (publicKey.length !== 32) throw new Error('Node gave an ed25519 public key of an unexpected size');
   const type = Buffer.from('ssh-ed25519');
   const publicBlob = Buffer.concat([sshString(type), sshString(publicKey)]);
   const check = randomBytes(4);

@@ -34,7 +34,8 @@ const COMPOSER_FROM_LOCK = {
   stage: 'after-fetch' as const,
   enabled: true,
 };
-const NPM_CI = { name: 'npm ci', command: 'npm ci', stage: 'after-fetch' as const, enabled: true };
+/** The Node types' install hook; the deploy steps make its default command reuse the live dependencies (provisioning/deploy/reuse-node-modules.ts). */
+export const NPM_CI = { name: 'npm ci', command: 'npm ci', stage: 'after-fetch' as const, enabled: true };
 
 const node = (buildCommand: string | null): Deployability => ({
   deployable: true,

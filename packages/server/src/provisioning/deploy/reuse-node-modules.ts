@@ -1,4 +1,5 @@
 import { SITE_TYPES } from '@siteplane/contract';
+import { NPM_CI } from '../../domain/deployments/type-defaults.js';
 import { quoteArg } from '../shell-quote.js';
 import type { ProvisionedSite } from '../step.js';
 import type { DeployHook, DeployPlan } from './plan.js';
@@ -17,9 +18,6 @@ import type { DeployHook, DeployPlan } from './plan.js';
  * root: no root involved.
  */
 export const DEPENDENCY_STAMP = 'node_modules/.siteplane-dependencies';
-
-/** The default hook's command (domain/deployments/type-defaults.ts): the only one replaced. */
-const NPM_CI = 'npm ci';
 
 /**
  * One line naming what node_modules was installed from; nothing without a package-lock.json.
@@ -63,13 +61,13 @@ if [ -n "$stamp" ] && [ -n "$live" ] && [ "$live" != "$(pwd -P)" ] && [ ! -e nod
   echo "node_modules copied from \${live##*/} (same package-lock.json, package.json dependencies, Node, npm and build variables): npm ci not run"
   for script in $(node -e ${quoteArg(INSTALL_SCRIPTS_JS)}); do npm run --ignore-scripts "$script"; done
 else
-  ${NPM_CI}
+  ${NPM_CI.command}
 fi
 if [ -n "$stamp" ] && [ -d node_modules ]; then (umask 077 && printf '%s\\n' "$stamp" > ${DEPENDENCY_STAMP}); fi`;
 }
 
-/** The command a hook step runs: a Node site's default `npm ci` reusing the live dependencies, any other as written. */
+/** The command a hook step runs: a Node site's default `npm ci` (its command unchanged) reusing the live dependencies, any other as written. */
 export function hookCommand(site: ProvisionedSite, plan: DeployPlan, hook: DeployHook): string {
-  if (SITE_TYPES[site.type].runtime !== 'node' || hook.command.trim() !== NPM_CI) return hook.command;
+  if (SITE_TYPES[site.type].runtime !== 'node' || hook.command.trim() !== NPM_CI.command) return hook.command;
   return reusingNpmCi(Object.keys(plan.environment.build));
 }
