@@ -4,6 +4,8 @@ import { buildArgv } from '../../src/provisioning/executors/command.js';
 // Every command runs under a known umask, whatever root's session has (027, 077): a constant
 // script, the command as its positional arguments.
 const umask = (mask = '022') => ['sh', '-c', `umask ${mask} && exec "$@"`, 'sh'];
+// As another user, without the variables that make Debian's bash read that user's rc files.
+const withoutSshSession = ['-u', 'SSH_CLIENT', '-u', 'SSH2_CLIENT'];
 
 // Pure: how RunOptions become argv (no system needed).
 describe('buildArgv', () => {
@@ -23,7 +25,7 @@ describe('buildArgv', () => {
 
   it('switches user with runuser as root and sudo -u -H otherwise, umask, cwd and env after the switch', () => {
     const options = { asUser: 'web', cwd: '/srv/a b', env: { PORT: '3000', X: '$(id)' } };
-    const inner = [...umask(), 'env', '-C', '/srv/a b', 'PORT=3000', 'X=$(id)', 'npm', 'ci'];
+    const inner = [...umask(), 'env', ...withoutSshSession, '-C', '/srv/a b', 'PORT=3000', 'X=$(id)', 'npm', 'ci'];
     expect(buildArgv(['npm', 'ci'], options, true)).toEqual(['runuser', '-u', 'web', '--', ...inner]);
     expect(buildArgv(['npm', 'ci'], options, false)).toEqual(['sudo', '-n', '-u', 'web', '-H', '--', ...inner]);
   });

@@ -14,7 +14,7 @@ import {
 } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ACTIVATE, BESIDE, GO_LIVE } from '../../src/provisioning/deploy/activate-process.js';
@@ -32,6 +32,7 @@ import { SWITCH } from '../../src/provisioning/deploy/switch-current.js';
 import { APPEND, UNPACK } from '../../src/provisioning/deploy/unpack-artifact.js';
 import { CANCEL, exportLines, HOOK } from '../../src/provisioning/deploy/user-command.js';
 import { renderEnvFile, WRITE, WRITE_ENVIRONMENT } from '../../src/provisioning/deploy/write-environment.js';
+import { buildArgv } from '../../src/provisioning/executors/command.js';
 import type { ProvisionedSite } from '../../src/provisioning/step.js';
 import { DRAIN_MS } from '../../src/provisioning/templates/graceful-stop.js';
 import { renderPlaceholderApp } from '../../src/provisioning/templates/placeholder.js';
@@ -155,20 +156,26 @@ describe('HOOK and WRITE', () => {
     expect(pipefail.code).toBe(1);
   });
 
-  it("does not read the shell's rc files as bash does when sshd started it (Debian's bash.bashrc under -u)", () => {
-    const home = join(dir, 'home');
-    mkdirSync(home);
-    writeFileSync(join(home, '.bashrc'), 'echo read-bashrc\n');
-    const result = spawnSync('sh', ['-c', HOOK, 'script', join(dir, 'pgid'), 'echo hook'], {
-      cwd: dir,
-      input: '',
-      encoding: 'utf8',
-      env: { ...process.env, HOME: home, SHLVL: '0', SSH_CLIENT: '10.0.0.1 50000 22', SSH2_CLIENT: '' },
-    });
-    expect(result.status, result.stderr).toBe(0);
-    expect(result.stdout).toBe('hook\n');
-    expect(result.stderr).toBe('');
-  });
+  // The executor's own layers as they run under sshd (runuser keeps SSH_CLIENT): root only, as in CI.
+  it.runIf(process.getuid?.() === 0)(
+    "does not read the user's rc files as bash does when sshd started it (Debian's bash.bashrc under -u)",
+    () => {
+      const home = join(dir, 'home');
+      mkdirSync(home);
+      writeFileSync(join(home, '.bashrc'), 'echo read-bashrc\n');
+      const hook = ['sh', '-c', HOOK, 'script', join(dir, 'pgid'), 'echo hook'];
+      const [command, ...args] = buildArgv(hook, { asUser: userInfo().username, env: { HOME: home } }, true);
+      const result = spawnSync(command as string, args, {
+        cwd: dir,
+        input: '',
+        encoding: 'utf8',
+        env: { ...process.env, HOME: home, SHLVL: '0', SSH_CLIENT: '10.0.0.1 50000 22', SSH2_CLIENT: '' },
+      });
+      expect(result.status, result.stderr).toBe(0);
+      expect(result.stdout).toBe('hook\n');
+      expect(result.stderr).toBe('');
+    },
+  );
 
   it('writes a private file (0600) through a temporary file', () => {
     const result = sh('sh', WRITE, [join(dir, '.siteplane.env'), '600'], "KEY='v'\n");

@@ -16,13 +16,13 @@ import { asUserIn, releasePaths } from './release-paths.js';
  * (npm's children) at once. The build-time variables arrive on stdin as `export K='v'` lines that
  * Siteplane quoted (shell-quote.ts, names checked): they are in no argv and no file. The user's
  * command then runs as its own argument of `bash -euo pipefail -c`, with no stdin. PHP sites' hooks
- * get the site's PHP first on PATH the same way (php-shims.ts). Without SSH_CLIENT: Debian's bash,
- * started under sshd with it set, reads /etc/bash.bashrc and ~/.bashrc even with -c, and under -u
- * every hook's log began with "/etc/bash.bashrc: line 7: PS1: unbound variable".
+ * get the site's PHP first on PATH the same way (php-shims.ts). The executor runs it without
+ * SSH_CLIENT (executors/command.ts): Debian's bash would read the rc files, and under -u every hook's
+ * log began with "/etc/bash.bashrc: line 7: PS1: unbound variable".
  */
 export const HOOK = `cut -d' ' -f5 /proc/$$/stat > "$1" || exit
 eval "$(cat)" || exit
-exec env -u SSH_CLIENT -u SSH2_CLIENT bash -euo pipefail -c "$2" bash </dev/null`;
+exec bash -euo pipefail -c "$2" bash </dev/null`;
 
 /**
  * CANCEL, as the site user: TERM to the recorded process group, KILL to what is left 3 s later.

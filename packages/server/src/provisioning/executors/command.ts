@@ -6,7 +6,8 @@ import type { CommandResult, RunOptions } from '../executor.js';
  * spawns it directly. Layers, outermost first:
  *   privilege  `sudo -n --` (not root, sudo) | `sudo -n -u U -H --` (not root, asUser) | `runuser -u U --` (root, asUser)
  *   cwd/env    `env -C DIR K=V …` — applied after the user switch, so DIR need only be reachable by that user
- *              and sudo's env_reset cannot drop the variables (coreutils ≥ 8.28)
+ *              and sudo's env_reset cannot drop the variables (coreutils ≥ 8.28); as another user also
+ *              `-u SSH_CLIENT -u SSH2_CLIENT` (SSH_SESSION_MARKERS)
  *   timeout    `timeout -k 2s Ns` — enforced on the server itself, so the command dies on time even if
  *              the connection to it is gone; it runs as the target user, so it may kill the command
  */
@@ -30,6 +31,16 @@ const UMASK = /^0?[0-7]{3}$/;
 const UMASK_SCRIPT = (umask: string) => `umask ${umask} && exec "$@"`;
 
 const USER_NAME = /^[a-z_][a-z0-9_.-]{0,31}\$?$/i;
+
+/**
+ * Debian's bash, started with SSH_CLIENT or SSH2_CLIENT set, reads /etc/bash.bashrc and ~/.bashrc
+ * even for `bash -c` (its SSH_SOURCE_BASHRC). runuser keeps sshd's environment, so every `bash -c`
+ * Siteplane runs as a site user (a hook, the release export, go-live) would run the user's own
+ * ~/.bashrc first: one that exits failed every deploy at its fetch (deploy-steps.test.ts plants one),
+ * what one prints lands in output Siteplane reads, and under `set -u` the stock bash.bashrc fails on PS1. Commands run as another user go without them (sudo's env_reset drops
+ * them anyway); root's own rc files are root's.
+ */
+const SSH_SESSION_MARKERS = ['SSH_CLIENT', 'SSH2_CLIENT'];
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export function buildArgv(argv: readonly string[], options: RunOptions, isRoot: boolean): string[] {
@@ -38,8 +49,10 @@ export function buildArgv(argv: readonly string[], options: RunOptions, isRoot: 
 
   const inner: string[] = [];
   const env = Object.entries(options.env ?? {});
-  if (options.cwd !== undefined || env.length > 0) {
+  const unset = options.asUser !== undefined ? SSH_SESSION_MARKERS : [];
+  if (options.cwd !== undefined || env.length > 0 || unset.length > 0) {
     inner.push('env');
+    for (const name of unset) inner.push('-u', name);
     if (options.cwd !== undefined) {
       if (options.cwd === '' || options.cwd.includes('\0')) throw new Error('invalid cwd');
       inner.push('-C', options.cwd);

@@ -177,6 +177,8 @@ async function body(domain: string): Promise<string> {
   return r.stdout.trim();
 }
 
+const PLANTED_BASHRC = 'echo "planted bashrc ran" >&2; exit 9';
+
 interface Case {
   type: 'static-html' | 'php' | 'nodejs-ssr';
   files: (v: string) => Record<string, string | null>;
@@ -254,6 +256,9 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)('deploy steps on a real ser
       const s = site(c.type, c.type === 'nodejs-ssr' ? await freePort() : null);
       const context = ctx(s);
       for (const step of recipeFor(c.type).create(s)) await step.run(context);
+      // The site user's own ~/.bashrc, hostile: every `bash -c` Siteplane runs as that user over
+      // ssh (export, hooks, go-live) would fail with it if Debian's bash read it (SSH_CLIENT set).
+      await mustRun('runuser', ['-u', user, '--', 'sh', '-c', 'printf "%s\\n" "$1" > ~/.bashrc', 'sh', PLANTED_BASHRC]);
 
       // The vhost as an older Siteplane wrote it (no disable_symlinks): the first deploy brings it
       // up to date (refresh-vhost.ts), for the Node site too; v2's figures are then those of a
@@ -267,6 +272,7 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)('deploy steps on a real ser
       expect((await mustRun('cat', ['--', vhost])).stdout).toContain('disable_symlinks if_not_owner from=$document_root;');
       expect(context.logs.some((line) => line.startsWith(`updated nginx vhost ${vhost}`))).toBe(true);
       expect(p1.commits).toHaveLength(1);
+      expect(context.logs.filter((line) => line.includes('planted bashrc'))).toEqual([]);
       expect(await body(s.domain)).toBe(`${c.type === 'static-html' ? 'static' : c.type === 'php' ? 'php' : 'node'}-v1`);
 
       await commit(c.type, c.files('v2'), 'v2');
