@@ -4,8 +4,8 @@ import { buildArgv } from '../../src/provisioning/executors/command.js';
 // Every command runs under a known umask, whatever root's session has (027, 077): a constant
 // script, the command as its positional arguments.
 const umask = (mask = '022') => ['sh', '-c', `umask ${mask} && exec "$@"`, 'sh'];
-// As another user, without the variables that make Debian's bash read that user's rc files.
-const withoutSshSession = ['-u', 'SSH_CLIENT', '-u', 'SSH2_CLIENT'];
+// As another user, without sshd's session variables (Debian's bash reads rc files when it sees them).
+const withoutSshSession = ['-u', 'SSH_CLIENT', '-u', 'SSH2_CLIENT', '-u', 'SSH_CONNECTION'];
 
 // Pure: how RunOptions become argv (no system needed).
 describe('buildArgv', () => {

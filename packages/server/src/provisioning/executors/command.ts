@@ -7,7 +7,7 @@ import type { CommandResult, RunOptions } from '../executor.js';
  *   privilege  `sudo -n --` (not root, sudo) | `sudo -n -u U -H --` (not root, asUser) | `runuser -u U --` (root, asUser)
  *   cwd/env    `env -C DIR K=V …` — applied after the user switch, so DIR need only be reachable by that user
  *              and sudo's env_reset cannot drop the variables (coreutils ≥ 8.28); as another user also
- *              `-u SSH_CLIENT -u SSH2_CLIENT` (SSH_SESSION_MARKERS)
+ *              `-u SSH_CLIENT -u SSH2_CLIENT -u SSH_CONNECTION` (SSH_SESSION_VARIABLES)
  *   timeout    `timeout -k 2s Ns` — enforced on the server itself, so the command dies on time even if
  *              the connection to it is gone; it runs as the target user, so it may kill the command
  */
@@ -37,10 +37,12 @@ const USER_NAME = /^[a-z_][a-z0-9_.-]{0,31}\$?$/i;
  * even for `bash -c` (its SSH_SOURCE_BASHRC). runuser keeps sshd's environment, so every `bash -c`
  * Siteplane runs as a site user (a hook, the release export, go-live) would run the user's own
  * ~/.bashrc first: one that exits failed every deploy at its fetch (deploy-steps.test.ts plants one),
- * what one prints lands in output Siteplane reads, and under `set -u` the stock bash.bashrc fails on PS1. Commands run as another user go without them (sudo's env_reset drops
- * them anyway); root's own rc files are root's.
+ * what one prints lands in output Siteplane reads, and under `set -u` the stock bash.bashrc fails
+ * on PS1. SSH_CONNECTION goes too: the user's PM2 daemon, started by such a command, hands its
+ * environment to every app, which learnt Siteplane's address and port from it. Commands run as
+ * another user go without them (sudo's env_reset drops them anyway); root's rc files are root's.
  */
-const SSH_SESSION_MARKERS = ['SSH_CLIENT', 'SSH2_CLIENT'];
+const SSH_SESSION_VARIABLES = ['SSH_CLIENT', 'SSH2_CLIENT', 'SSH_CONNECTION'];
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export function buildArgv(argv: readonly string[], options: RunOptions, isRoot: boolean): string[] {
@@ -49,7 +51,7 @@ export function buildArgv(argv: readonly string[], options: RunOptions, isRoot: 
 
   const inner: string[] = [];
   const env = Object.entries(options.env ?? {});
-  const unset = options.asUser !== undefined ? SSH_SESSION_MARKERS : [];
+  const unset = options.asUser !== undefined ? SSH_SESSION_VARIABLES : [];
   if (options.cwd !== undefined || env.length > 0 || unset.length > 0) {
     inner.push('env');
     for (const name of unset) inner.push('-u', name);

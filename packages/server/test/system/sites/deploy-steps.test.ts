@@ -373,6 +373,17 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)('deploy steps on a real ser
         const env = await run('stat', ['-c', '%a %U', `/home/${user}/${s.domain}/releases/20261126T000001Z-v1/.siteplane.env`]);
         expect(env.stdout.trim()).toBe(`600 ${user}`);
         expect(context.logs.join('\n')).toContain('hook ran in');
+        // The user's processes (PM2's daemon and the app it started with its environment) never
+        // saw Siteplane's ssh session: SSH_CONNECTION named its address and port.
+        const processes = (await mustRun('pgrep', ['-u', user])).stdout.split('\n').filter(Boolean);
+        expect(processes.length).toBeGreaterThanOrEqual(2);
+        const variables = [];
+        for (const pid of processes) {
+          const environ = await run('cat', [`/proc/${pid}/environ`]);
+          variables.push(...environ.stdout.split('\0').filter((v) => v.startsWith('HOME=') || v.startsWith('SSH_')));
+        }
+        expect(variables.filter((v) => v.startsWith('HOME='))).toHaveLength(processes.length);
+        expect(variables.filter((v) => v.startsWith('SSH_'))).toEqual([]);
       }
     }, 1_800_000);
   }
