@@ -7,7 +7,7 @@ import type { CommandResult, RunOptions } from '../executor.js';
  *   privilege  `sudo -n --` (not root, sudo) | `sudo -n -u U -H --` (not root, asUser) | `runuser -u U --` (root, asUser)
  *   cwd/env    `env -C DIR K=V …` — applied after the user switch, so DIR need only be reachable by that user
  *              and sudo's env_reset cannot drop the variables (coreutils ≥ 8.28); as another user also
- *              `-u SSH_CLIENT -u SSH2_CLIENT -u SSH_CONNECTION` (SSH_SESSION_VARIABLES)
+ *              `-u` for each of SSH_SESSION_VARIABLES
  *   timeout    `timeout -k 2s Ns` — enforced on the server itself, so the command dies on time even if
  *              the connection to it is gone; it runs as the target user, so it may kill the command
  */
