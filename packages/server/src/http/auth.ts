@@ -3,7 +3,16 @@ import type { Actor } from '../domain/auth/actor.js';
 import { sendProblem } from './problem.js';
 import { type RateLimiter, refuseOverLimit } from './rate-limit.js';
 
-export type Authenticate = (token: string) => Promise<Actor | null>;
+export type Authenticate = ((token: string) => Promise<Actor | null>) & {
+  /** The actor of a token resolved moments ago, without waiting; undefined when not known now (cachedAuthenticator). */
+  peek?: (token: string) => Actor | undefined;
+};
+
+/** The token of an `Authorization: Bearer <token>` header, or null. */
+export function bearerToken(header: string | undefined): string | null {
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  return match?.[1] ?? null;
+}
 
 /**
  * Bearer authentication (spec §5): 401 with WWW-Authenticate for a missing, unknown or revoked
@@ -18,8 +27,8 @@ export async function authenticateRequest(
   limiter?: RateLimiter,
 ): Promise<Actor | null> {
   const header = req.headers.authorization;
-  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-  const actor = match?.[1] ? await authenticate(match[1]) : null;
+  const token = bearerToken(header);
+  const actor = token ? await authenticate(token) : null;
   if (!actor) {
     if (await refuseOverLimit(req, reply, limiter, 'address', req.ip)) return null;
     reply.header('WWW-Authenticate', `Bearer realm="siteplane"${header ? ', error="invalid_token"' : ''}`);
@@ -49,6 +58,10 @@ export function cachedAuthenticator(inner: Authenticate, ttlMs = 2000, now = () 
     if (cache.size > 10_000) cache.clear();
     cache.set(token, { actor, until: now() + ttlMs });
     return actor;
+  };
+  fn.peek = (token: string) => {
+    const hit = cache.get(token);
+    return hit && hit.until > now() ? (hit.actor ?? undefined) : undefined;
   };
   return fn;
 }

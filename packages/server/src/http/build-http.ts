@@ -1,4 +1,5 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import { createServer } from 'node:http';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerFactory, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { Clock } from '../app/clock.js';
 import type { Health } from '../app/service-health.js';
@@ -6,13 +7,14 @@ import { ValidationError } from '../domain/field-errors.js';
 import { registerFormats } from '../domain/schema-formats.js';
 import { CONTENT_TYPE } from '../metrics/exposition.js';
 import type { Histogram } from '../metrics/registry.js';
-import { installRequestMetrics } from '../metrics/request-metrics.js';
+import { installRequestMetrics, requestObserver } from '../metrics/request-metrics.js';
 import type { IdempotencyStore } from '../storage/idempotency-store.js';
 import { WebhookDeliveries } from '../storage/webhook-deliveries.js';
 import type { DeploymentTrigger, SourceBranchOf } from '../use-cases/deployments/deployment-trigger.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
 import { type Authenticate, authenticateRequest } from './auth.js';
 import { checkBodyShape, MAX_BODY_DEPTH } from './body-shape.js';
+import { cachedReads } from './cached-reads.js';
 import { renderDocsPage } from './docs-page.js';
 import { installErrorHandler } from './error-handler.js';
 import { hookRouteDocs, registerHookRoutes } from './hooks/hook-routes.js';
@@ -62,6 +64,25 @@ const BODY_LIMIT = 1024 * 1024;
 export function buildHttp(deps: HttpDeps): { app: FastifyInstance; openapi: ReturnType<typeof buildOpenApi> } {
   registerFormats();
   let n = 0;
+  const limiter = new RateLimiter(deps.rateLimit.perToken, deps.rateLimit.perAddress, () => deps.clock.now().getTime());
+  const observe = deps.metrics ? requestObserver(deps.metrics.requestDuration) : undefined;
+  const { peek } = deps.authenticate;
+  const answerCached = peek ? cachedReads({ siteLists: deps.useCases.siteLists, peekActor: peek, limiter, observe }) : null;
+  // Fastify's own server (its lib/server.js, HTTP/1), with the cached hot reads answered first
+  // (cached-reads.ts). Requests made with app.inject() go straight to Fastify.
+  const serverFactory: FastifyServerFactory | undefined = answerCached
+    ? (handler, options) => {
+        const server = createServer((req, res) => {
+          if (!answerCached(req, res)) handler(req, res);
+        });
+        // Fastify hands over its options with its defaults filled in (72 s keep-alive, no timeouts).
+        const timeouts = options as { keepAliveTimeout: number; requestTimeout: number; connectionTimeout: number };
+        server.keepAliveTimeout = timeouts.keepAliveTimeout;
+        server.requestTimeout = timeouts.requestTimeout;
+        server.setTimeout(timeouts.connectionTimeout);
+        return server;
+      }
+    : undefined;
   const app = Fastify({
     loggerInstance: deps.logger as unknown as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT,
@@ -73,6 +94,7 @@ export function buildHttp(deps: HttpDeps): { app: FastifyInstance; openapi: Retu
     frameworkErrors: (error, req, reply) => {
       void sendProblem(req, reply, 'invalid_query', `The request URL is malformed: ${error.message}`);
     },
+    serverFactory,
   });
   // JSON only: any other body type is a 415.
   app.removeAllContentTypeParsers();
@@ -91,11 +113,10 @@ export function buildHttp(deps: HttpDeps): { app: FastifyInstance; openapi: Retu
     done(shape.errors.length ? new ValidationError(shape.errors) : null, parsed);
   });
   installErrorHandler(app);
-  if (deps.metrics) installRequestMetrics(app, deps.metrics.requestDuration);
+  if (observe) installRequestMetrics(app, observe);
   const idempotency = new IdempotencyKeys(deps.idempotency, deps.useCases.secrets, deps.clock);
   idempotency.install(app);
 
-  const limiter = new RateLimiter(deps.rateLimit.perToken, deps.rateLimit.perAddress, () => deps.clock.now().getTime());
   const routes = apiRoutes(deps.useCases);
   for (const route of routes) {
     const { upload } = route;

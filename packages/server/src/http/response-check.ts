@@ -21,11 +21,11 @@ export function responseCheck(route: RouteDef, report: (mismatch: ResponseMismat
     const documented = route.responses[reply.statusCode];
     if (!documented?.schema || (documented.mediaType ?? 'application/json') !== 'application/json') return payload;
     // Streams (server-sent events) are not bodies to check.
-    if (typeof payload !== 'string') return payload;
+    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
     const where = { operationId: route.operationId, method: req.method, url: req.url, status: reply.statusCode };
     let body: unknown;
     try {
-      body = JSON.parse(payload);
+      body = JSON.parse(payload.toString());
     } catch {
       report({ ...where, errors: [{ field: '', code: 'invalid_type', message: 'the answer is not JSON' }] });
       return payload;

@@ -44,3 +44,9 @@ export function actorOf(req: FastifyRequest): Actor {
   if (!actor) throw new Error('route without authentication');
   return actor;
 }
+
+/**
+ * The media type of every JSON answer. Fastify adds the charset itself to a string body but not to
+ * bytes (the cached site reads send bytes), so those name it.
+ */
+export const JSON_MEDIA_TYPE = 'application/json; charset=utf-8';

@@ -8,11 +8,11 @@ import { latestOperations } from './latest-operations.js';
 import { siteRecord } from './site-record.js';
 
 /**
- * GET /api/v1/sites/<uuid> as JSON text, from the cache while the site's server has had no write
+ * GET /api/v1/sites/<uuid> as JSON (UTF-8 bytes), from the cache while the site's server has had no write
  * since it was built (the cache keeps the owning team: another tenant's request misses and reads,
  * and finds nothing). A deleted site, or one of another tenant, is not found.
  */
-export async function getSiteJson(deps: UseCaseDeps, actor: Actor, uuid: string): Promise<string> {
+export async function getSiteJson(deps: UseCaseDeps, actor: Actor, uuid: string): Promise<Buffer> {
   if (!UUID_RE.test(uuid)) throw notFound('Site');
   const site = uuid.toLowerCase();
   const taken = deps.siteLists.siteStamp(site);
@@ -28,13 +28,13 @@ export async function getSiteJson(deps: UseCaseDeps, actor: Actor, uuid: string)
     .executeTakeFirst();
   if (!row) throw notFound('Site');
   const ops = await latestOperations(deps.db, [row.uuid]);
-  const body = JSON.stringify(siteRecord(row, ops.get(row.uuid)));
+  const body = Buffer.from(JSON.stringify(siteRecord(row, ops.get(row.uuid))));
   deps.siteLists.setSite(site, row.server_uuid, { team: row.team_uuid, body }, readAt);
   return body;
 }
 
 /**
- * The list as JSON text, from the cache when this server's sites have not changed since it was
+ * The list as JSON (UTF-8 bytes), from the cache when this server's sites have not changed since it was
  * built. The query string is part of the key, so each page and limit is cached on its own.
  */
 export async function listSitesJson(
@@ -42,7 +42,7 @@ export async function listSitesJson(
   actor: Actor,
   query: { server?: string; limit?: string; cursor?: string },
   page: () => PageRequest,
-): Promise<{ body: string; nextCursor: string | null }> {
+): Promise<{ body: Buffer; nextCursor: string | null }> {
   const key = `${query.limit ?? ''}&${query.cursor ?? ''}`;
   const server = query.server?.toLowerCase();
   // The stamp comes first: see site-list-cache.ts for why that keeps lists consistent across processes.
@@ -51,7 +51,7 @@ export async function listSitesJson(
   const hit = server && stamp ? deps.siteLists.get(server, key, actor.teamUuids, stamp) : undefined;
   if (hit) return { body: hit.body, nextCursor: hit.link };
   const result = await listSitesOfServer(deps, actor, server, page());
-  const body = JSON.stringify(result.page);
+  const body = Buffer.from(JSON.stringify(result.page));
   if (stamp) deps.siteLists.set(result.server, key, { team: result.team, body, link: result.page.meta.next_cursor }, stamp);
   return { body, nextCursor: result.page.meta.next_cursor };
 }

@@ -50,7 +50,7 @@ export class SiteListCache {
   private bytes = 0;
 
   /**
-   * `maxBytes` bounds the cached text (~2 bytes a character); past it everything is dropped and
+   * `maxBytes` bounds the cached bodies (their bytes, plus ~2 bytes a character of the keys); past it everything is dropped and
    * rebuilt. 16 MiB (it was 64): the process's resident memory target is 150 MB on a service that
    * starts at ~100 MB, and a hot list or site is rebuilt on its next read anyway.
    */
@@ -75,7 +75,7 @@ export class SiteListCache {
     query: string,
     teams: readonly string[],
     stamp: SiteListStamp,
-  ): { body: string; link: string | null } | undefined {
+  ): { body: Buffer; link: string | null } | undefined {
     if (!this.enabled) return undefined;
     const hit = this.entries.get(`${server}?${query}`);
     return hit && hit.shared === stamp.shared && teams.includes(hit.team) ? hit : undefined;
@@ -85,7 +85,7 @@ export class SiteListCache {
     return this.versions.get(server) ?? 0;
   }
 
-  set(server: string, query: string, entry: { team: string; body: string; link: string | null }, stamp: SiteListStamp): void {
+  set(server: string, query: string, entry: { team: string; body: Buffer; link: string | null }, stamp: SiteListStamp): void {
     if (!this.enabled || this.version(server) !== stamp.local) return;
     this.store(server, `${server}?${query}`, { ...entry, shared: stamp.shared });
   }
@@ -102,14 +102,14 @@ export class SiteListCache {
   }
 
   /** The site's record as JSON text, when one of the caller's teams owns it and it is cached under this stamp. */
-  getSite(site: string, teams: readonly string[], readAt: SiteStamp): string | undefined {
+  getSite(site: string, teams: readonly string[], readAt: SiteStamp): Buffer | undefined {
     if (!this.enabled || (readAt.stamp === null && this.sharedVersion)) return undefined;
     const hit = this.entries.get(siteKey(site));
     if (!hit || !teams.includes(hit.team)) return undefined;
     return readAt.stamp === null || hit.shared === readAt.stamp.shared ? hit.body : undefined;
   }
 
-  setSite(site: string, server: string, entry: { team: string; body: string }, readAt: SiteStamp): void {
+  setSite(site: string, server: string, entry: { team: string; body: Buffer }, readAt: SiteStamp): void {
     if (!this.enabled) return;
     if (this.serverOfSite.size >= 50_000) this.serverOfSite.clear();
     this.serverOfSite.set(site, server);
@@ -151,7 +151,8 @@ export class SiteListCache {
   }
 }
 
-type Entry = { team: string; body: string; link: string | null; shared: string };
+/** The body is kept encoded (UTF-8): an answer sends these bytes as they are, with no encoding per request. */
+type Entry = { team: string; body: Buffer; link: string | null; shared: string };
 
 /** Site uuids and server uuids are both uuids: the prefix keeps a site apart from a server's lists. */
 function siteKey(site: string): string {
@@ -159,5 +160,5 @@ function siteKey(site: string): string {
 }
 
 function sizeOf(entry: Entry | undefined): number {
-  return entry ? 2 * (entry.body.length + entry.team.length + entry.shared.length) + 64 : 0;
+  return entry ? entry.body.length + 2 * (entry.team.length + entry.shared.length) + 64 : 0;
 }

@@ -1,7 +1,7 @@
 import { ProblemSchema, SiteRecordSchema } from '@siteplane/contract';
 import type { UseCaseDeps } from '../../../use-cases/deps.js';
 import { getSiteJson } from '../../../use-cases/sites/read-sites.js';
-import type { RouteDef } from '../../route.js';
+import { JSON_MEDIA_TYPE, type RouteDef } from '../../route.js';
 
 export const getSiteRoute = (deps: UseCaseDeps): RouteDef => ({
   method: 'GET',
@@ -16,5 +16,5 @@ export const getSiteRoute = (deps: UseCaseDeps): RouteDef => ({
     404: { description: 'Unknown, deleted or another tenant’s site', schema: ProblemSchema },
   },
   handler: async (req, reply, actor) =>
-    reply.type('application/json').send(await getSiteJson(deps, actor, (req.params as { site: string }).site)),
+    reply.type(JSON_MEDIA_TYPE).send(await getSiteJson(deps, actor, (req.params as { site: string }).site)),
 });

@@ -4,7 +4,7 @@ import type { UseCaseDeps } from '../../../use-cases/deps.js';
 import { parsePageQuery } from '../../../use-cases/pagination.js';
 import { listSitesJson } from '../../../use-cases/sites/read-sites.js';
 import { QueryError } from '../../query-error.js';
-import type { RouteDef } from '../../route.js';
+import { JSON_MEDIA_TYPE, type RouteDef } from '../../route.js';
 import { setNextLink } from '../link-header.js';
 
 export const listSitesRoute = (deps: UseCaseDeps): RouteDef => ({
@@ -24,6 +24,6 @@ export const listSitesRoute = (deps: UseCaseDeps): RouteDef => ({
     const query = req.query as { server?: string; limit?: string; cursor?: string };
     const list = await QueryError.wrapAsync(async () => listSitesJson(deps, actor, query, () => parsePageQuery(query)));
     setNextLink(req, reply, list.nextCursor);
-    return reply.type('application/json').send(list.body);
+    return reply.type(JSON_MEDIA_TYPE).send(list.body);
   },
 });
