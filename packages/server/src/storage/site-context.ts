@@ -5,6 +5,7 @@ import { EMPTY_FACTS, type ServerFacts } from '../domain/servers/facts.js';
 import type { CreateSiteContext } from '../domain/sites/create-site-context.js';
 import type { Dialect } from './database.js';
 import type { Database } from './schema.js';
+import { selectPerShape } from './select-per-shape.js';
 
 export interface ServerRow {
   uuid: string;
@@ -21,14 +22,21 @@ export async function lockServer(
   serverUuid: string,
   actor: Actor,
 ): Promise<ServerRow | null> {
-  let query = trx
-    .selectFrom('servers')
-    .select(['uuid', 'team_uuid', 'ip', 'connection', 'facts'])
-    .where('uuid', '=', serverUuid)
-    .where('deleted_at', 'is', null)
-    .where('team_uuid', 'in', actor.teamUuids);
-  if (dialect === 'postgres') query = query.forUpdate();
-  const row = await query.executeTakeFirst();
+  const build = () => {
+    const query = trx
+      .selectFrom('servers')
+      .select(['uuid', 'team_uuid', 'ip', 'connection', 'facts'])
+      .where('uuid', '=', serverUuid)
+      .where('deleted_at', 'is', null)
+      .where('team_uuid', 'in', actor.teamUuids);
+    return dialect === 'postgres' ? query.forUpdate() : query;
+  };
+  const [row] = await selectPerShape(
+    trx,
+    `lockServer ${dialect} ${actor.teamUuids.length}`,
+    [serverUuid, ...actor.teamUuids],
+    build,
+  );
   return row ? { ...row, facts: { ...EMPTY_FACTS, ...(JSON.parse(row.facts) as ServerFacts) } } : null;
 }
 
@@ -71,47 +79,61 @@ export async function loadCreateContext(
   const live = () => trx.selectFrom('sites').where('server_uuid', '=', serverUuid).where('deleted_at', 'is', null);
   // Everything the rules must know is taken on the server, in one round trip: each part is a point
   // lookup or a read of a small partial index (sites_port_live, sites_singleton_live).
-  let query = live()
-    .select([kind('port'), sql<string | null>`cast(port as text)`.as('value')])
-    .where('port', 'is not', null)
-    .unionAll(
-      live()
-        .select([kind('singleton'), 'singleton_type as value'])
-        .where('singleton_type', 'is not', null),
-    )
-    .unionAll(
-      trx
-        .selectFrom('server_database_users')
-        .select([kind('database_user'), 'name_key as value'])
-        .where('server_uuid', '=', serverUuid)
-        .where('name_key', 'in', users),
-    );
-  if (ids.serverUser) {
-    query = query.unionAll(
-      trx
-        .selectFrom('server_users')
-        .select([kind('server_user'), 'uuid as value'])
-        .where('uuid', '=', ids.serverUser)
-        .where('server_uuid', '=', serverUuid),
-    );
-  }
-  if (probe.domain)
-    query = query.unionAll(
-      live()
-        .select([kind('domain'), 'domain as value'])
-        .where('domain', '=', probe.domain),
-    );
-  if (probe.database) {
-    query = query.unionAll(
-      trx
-        .selectFrom('server_databases')
-        .select([kind('database'), 'name_key as value'])
-        .where('server_uuid', '=', serverUuid)
-        .where('name_key', '=', probe.database.toLowerCase()),
-    );
-  }
+  const build = () => {
+    let query = live()
+      .select([kind('port'), sql<string | null>`cast(port as text)`.as('value')])
+      .where('port', 'is not', null)
+      .unionAll(
+        live()
+          .select([kind('singleton'), 'singleton_type as value'])
+          .where('singleton_type', 'is not', null),
+      )
+      .unionAll(
+        trx
+          .selectFrom('server_database_users')
+          .select([kind('database_user'), 'name_key as value'])
+          .where('server_uuid', '=', serverUuid)
+          .where('name_key', 'in', users),
+      );
+    if (ids.serverUser) {
+      query = query.unionAll(
+        trx
+          .selectFrom('server_users')
+          .select([kind('server_user'), 'uuid as value'])
+          .where('uuid', '=', ids.serverUser)
+          .where('server_uuid', '=', serverUuid),
+      );
+    }
+    if (probe.domain)
+      query = query.unionAll(
+        live()
+          .select([kind('domain'), 'domain as value'])
+          .where('domain', '=', probe.domain),
+      );
+    if (probe.database) {
+      query = query.unionAll(
+        trx
+          .selectFrom('server_databases')
+          .select([kind('database'), 'name_key as value'])
+          .where('server_uuid', '=', serverUuid)
+          .where('name_key', '=', probe.database.toLowerCase()),
+      );
+    }
+    return query;
+  };
+  // The values in the order the parts above take them.
+  const parameters = [
+    serverUuid,
+    serverUuid,
+    serverUuid,
+    ...users,
+    ...(ids.serverUser ? [ids.serverUser, serverUuid] : []),
+    ...(probe.domain ? [serverUuid, probe.domain] : []),
+    ...(probe.database ? [serverUuid, probe.database.toLowerCase()] : []),
+  ];
+  const shape = `createContext ${users.length} ${!!ids.serverUser} ${!!probe.domain} ${!!probe.database}`;
   let user = false;
-  for (const row of await query.execute()) {
+  for (const row of await selectPerShape(trx, shape, parameters, build)) {
     const value = row.value as string;
     if (row.kind === 'port') taken.ports.add(Number(value));
     else if (row.kind === 'singleton') taken.singletonTypes.add(value as SiteTypeId);

@@ -1,0 +1,42 @@
+import { type Compilable, CompiledQuery, type Kysely } from 'kysely';
+import type { Database } from './schema.js';
+
+/** SQL text per dialect adapter and shape; null where the shortcut does not apply. */
+const compiled = new WeakMap<object, Map<string, string | null>>();
+
+/**
+ * Runs a select that Kysely builds, built and compiled once per shape, as `insertRow` does for
+ * inserts: on the create path Kysely's building and compiling of the server lookup and the
+ * taken-names union was more than the SQLite work itself. `shape` names everything that changes
+ * the SQL text (the call site, how many values an IN list has, which optional parts are there);
+ * `parameters` are this call's values in the order the SQL takes them. The first call of a shape
+ * builds the query, and its SQL is kept only if the parameters Kysely compiled are exactly these
+ * values: a wrong order, or a value Kysely would write into the SQL, sends that shape through the
+ * builder every time (slower, never wrong).
+ */
+export async function selectPerShape<Row>(
+  db: Kysely<Database>,
+  shape: string,
+  parameters: readonly unknown[],
+  build: () => Compilable<Row>,
+): Promise<Row[]> {
+  const adapter = db.getExecutor().adapter;
+  let texts = compiled.get(adapter);
+  if (!texts) {
+    texts = new Map();
+    compiled.set(adapter, texts);
+  }
+  const text = texts.get(shape);
+  if (typeof text === 'string') return (await db.executeQuery(CompiledQuery.raw(text, [...parameters]))).rows as Row[];
+  const query = build().compile();
+  if (text === undefined) {
+    const same = query.parameters.length === parameters.length && query.parameters.every((p, i) => p === parameters[i]);
+    texts.set(shape, same ? query.sql : null);
+  }
+  return (await db.executeQuery(query)).rows;
+}
+
+/** Whether a shape's SQL is reused (tests: the shortcut is taken where it is meant to be). */
+export function reusesShape(db: Kysely<Database>, shape: string): boolean {
+  return typeof compiled.get(db.getExecutor().adapter)?.get(shape) === 'string';
+}

@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reusesShape, selectPerShape } from '../../src/storage/select-per-shape.js';
+import { seedServer, startTestService, TEST_DB, type TestService } from '../support/test-service.js';
+
+describe(`selectPerShape on ${TEST_DB}: Kysely's select SQL compiled once per shape`, () => {
+  let s: TestService;
+  beforeAll(async () => {
+    s = await startTestService({ env: { SITEPLANE_WORKER: 'off' } });
+  });
+  afterAll(async () => s?.stop());
+
+  const accounts = Array.from({ length: 3 }, (_, i) => ({
+    uuid: randomUUID(),
+    name: `shape-${i}-${randomUUID()}`,
+    created_at: '2026-01-01',
+  }));
+  const named = (shape: string, uuids: string[], parameters: unknown[] = uuids) =>
+    selectPerShape(s.storage.db, shape, parameters, () =>
+      s.storage.db.selectFrom('accounts').select(['uuid', 'name']).where('uuid', 'in', uuids).orderBy('name'),
+    );
+
+  beforeAll(async () => {
+    await s.storage.db.insertInto('accounts').values(accounts).execute();
+  });
+
+  it('answers each call with its own values once the shape is reused', async () => {
+    const [a, b, c] = accounts as [(typeof accounts)[0], (typeof accounts)[0], (typeof accounts)[0]];
+    expect((await named('test two', [a.uuid, b.uuid])).map((r) => r.name)).toEqual([a.name, b.name]);
+    expect(reusesShape(s.storage.db, 'test two')).toBe(true);
+    expect((await named('test two', [c.uuid, b.uuid])).map((r) => r.name)).toEqual([b.name, c.name]);
+    expect(await named('test two', [randomUUID(), randomUUID()])).toEqual([]);
+  });
+
+  it('parameters that are not what Kysely compiled send the shape through the builder, with right answers', async () => {
+    const [a, b] = accounts as [(typeof accounts)[0], (typeof accounts)[0]];
+    expect((await named('test reversed', [a.uuid, b.uuid], [b.uuid, a.uuid])).map((r) => r.name)).toEqual([a.name, b.name]);
+    expect(reusesShape(s.storage.db, 'test reversed')).toBe(false);
+    expect((await named('test reversed', [b.uuid], [b.uuid, a.uuid])).map((r) => r.name)).toEqual([b.name]);
+  });
+
+  it("a create's server lookup and taken-names query reuse their SQL, and the rules still see what is taken", async () => {
+    const ids = await seedServer(s);
+    const create = (domain: string) =>
+      s.app.inject({
+        method: 'POST',
+        url: '/api/v1/sites',
+        headers: { authorization: `Bearer ${s.token}` },
+        payload: { ...ids, type: 'static-html', domain, ssl: false, options: {} },
+      });
+    expect((await create('shape-one.example.com')).statusCode).toBe(202);
+    expect(reusesShape(s.storage.db, `lockServer ${TEST_DB} 1`)).toBe(true);
+    expect(reusesShape(s.storage.db, 'createContext 1 true true false')).toBe(true);
+    expect((await create('shape-two.example.com')).statusCode).toBe(202);
+    const again = await create('shape-one.example.com');
+    expect(again.statusCode).toBe(422);
+    expect(again.json().errors).toContainEqual(expect.objectContaining({ field: 'domain', code: 'domain_taken' }));
+    // Another tenant's token does not find the server through the reused lookup.
+    const other = await s.app.inject({
+      method: 'POST',
+      url: '/api/v1/sites',
+      headers: { authorization: `Bearer ${s.otherTenantToken}` },
+      payload: { ...ids, type: 'static-html', domain: 'shape-three.example.com', ssl: false, options: {} },
+    });
+    expect(other.statusCode).toBe(422);
+    expect(JSON.stringify(other.json().errors)).toContain('server');
+  });
+});
