@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Actor } from '../domain/auth/actor.js';
 import { UUID_RE } from '../domain/field-errors.js';
 import type { ObserveRequest } from '../metrics/request-metrics.js';
+import { listCacheKey } from '../use-cases/sites/read-sites.js';
 import type { SiteListCache } from '../use-cases/sites/site-list-cache.js';
 import { bearerToken } from './auth.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -21,8 +22,7 @@ export type CachedReads = (req: IncomingMessage, res: ServerResponse) => boolean
 const LIST_PREFIX = '/api/v1/sites?server=';
 const SITE_PREFIX = '/api/v1/sites/';
 const UUID_LENGTH = 36;
-// The list route's cache key for no limit and no cursor (use-cases/sites/read-sites.ts).
-const FIRST_PAGE = '&';
+const FIRST_PAGE = listCacheKey();
 
 /**
  * The two hottest reads, a server's site list (`GET /api/v1/sites?server=<uuid>`, first page) and

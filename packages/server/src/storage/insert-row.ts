@@ -1,8 +1,6 @@
 import { CompiledQuery, type Insertable, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
-
-/** SQL text per dialect adapter, table and column list; null where the shortcut does not apply. */
-const compiled = new WeakMap<object, Map<string, string | null>>();
+import { keepSqlOfShape, sqlOfShape } from './sql-per-shape.js';
 
 /**
  * Inserts one row of plain values. Kysely builds and compiles every insert anew; on the create path
@@ -32,25 +30,15 @@ export async function insertRow<T extends keyof Database & string>(
 
 /** Kysely's SQL for this table and column list, compiled once; null when its parameters are not the values. */
 function compiledSql(db: Kysely<Database>, table: keyof Database & string, row: unknown, columns: string[], values: unknown[]) {
-  const adapter = db.getExecutor().adapter;
-  let texts = compiled.get(adapter);
-  if (!texts) {
-    texts = new Map();
-    compiled.set(adapter, texts);
-  }
-  const key = `${table}(${columns.join(',')})`;
-  let text = texts.get(key);
-  if (text === undefined) {
-    // `as never`: the signature checked the row; Kysely cannot relate a generic table to its row type.
-    const query = db
-      .insertInto(table)
-      .values(row as never)
-      .compile();
-    const same = query.parameters.length === values.length && query.parameters.every((p, i) => p === values[i]);
-    text = same ? query.sql : null;
-    texts.set(key, text);
-  }
-  return text;
+  const shape = `insert ${table}(${columns.join(',')})`;
+  const text = sqlOfShape(db, shape);
+  if (text !== undefined) return text;
+  // `as never`: the signature checked the row; Kysely cannot relate a generic table to its row type.
+  const query = db
+    .insertInto(table)
+    .values(row as never)
+    .compile();
+  return keepSqlOfShape(db, shape, query, values);
 }
 
 function isPlainValue(value: unknown): boolean {

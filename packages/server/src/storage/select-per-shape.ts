@@ -1,8 +1,6 @@
 import { type Compilable, CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
-
-/** SQL text per dialect adapter and shape; null where the shortcut does not apply. */
-const compiled = new WeakMap<object, Map<string, string | null>>();
+import { keepSqlOfShape, sqlOfShape } from './sql-per-shape.js';
 
 /**
  * Runs a select that Kysely builds, built and compiled once per shape, as `insertRow` does for
@@ -20,23 +18,14 @@ export async function selectPerShape<Row>(
   parameters: readonly unknown[],
   build: () => Compilable<Row>,
 ): Promise<Row[]> {
-  const adapter = db.getExecutor().adapter;
-  let texts = compiled.get(adapter);
-  if (!texts) {
-    texts = new Map();
-    compiled.set(adapter, texts);
-  }
-  const text = texts.get(shape);
+  const text = sqlOfShape(db, shape);
   if (typeof text === 'string') return (await db.executeQuery(CompiledQuery.raw(text, [...parameters]))).rows as Row[];
   const query = build().compile();
-  if (text === undefined) {
-    const same = query.parameters.length === parameters.length && query.parameters.every((p, i) => p === parameters[i]);
-    texts.set(shape, same ? query.sql : null);
-  }
+  if (text === undefined) keepSqlOfShape(db, shape, query, parameters);
   return (await db.executeQuery(query)).rows;
 }
 
 /** Whether a shape's SQL is reused (tests: the shortcut is taken where it is meant to be). */
 export function reusesShape(db: Kysely<Database>, shape: string): boolean {
-  return typeof compiled.get(db.getExecutor().adapter)?.get(shape) === 'string';
+  return typeof sqlOfShape(db, shape) === 'string';
 }

@@ -16,7 +16,7 @@ const SITE = '7e1d9c2b-3a4f-4e5d-8c6b-0a1b2c3d4e5f';
 const LIST = `/api/v1/sites?server=${SERVER}`;
 const actor = (token: string, team: string): Actor => ({ tokenUuid: token, accountUuid: 'a', teamUuids: [team], scope: 'read' });
 
-describe('cachedReads: what is answered before Fastify, and what is left to it', () => {
+describe('cachedReads: what is answered before Fastify, and what is left to it (spec §4.1 GET list and one site, §5 bearer token, §8 rate limits)', () => {
   let server: Server;
   let base: string;
   let cache: SiteListCache;
@@ -119,7 +119,7 @@ describe('cachedReads: what is answered before Fastify, and what is left to it',
   });
 });
 
-describe(`cached reads through the service (${TEST_DB})`, () => {
+describe(`cached reads through the service (${TEST_DB}; spec §4.1 GET list and one site, §5)`, () => {
   let s: TestService;
   let base: string;
   let ids: { server: string; serverUser: string };

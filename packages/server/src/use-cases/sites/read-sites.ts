@@ -33,6 +33,11 @@ export async function getSiteJson(deps: UseCaseDeps, actor: Actor, uuid: string)
   return body;
 }
 
+/** The list cache's key for one page: the limit and cursor as given (the first page is `listCacheKey()`). */
+export function listCacheKey(limit?: string, cursor?: string): string {
+  return `${limit ?? ''}&${cursor ?? ''}`;
+}
+
 /**
  * The list as JSON (UTF-8 bytes), from the cache when this server's sites have not changed since it was
  * built. The query string is part of the key, so each page and limit is cached on its own.
@@ -43,7 +48,7 @@ export async function listSitesJson(
   query: { server?: string; limit?: string; cursor?: string },
   page: () => PageRequest,
 ): Promise<{ body: Buffer; nextCursor: string | null }> {
-  const key = `${query.limit ?? ''}&${query.cursor ?? ''}`;
+  const key = listCacheKey(query.limit, query.cursor);
   const server = query.server?.toLowerCase();
   // The stamp comes first: see site-list-cache.ts for why that keeps lists consistent across processes.
   const taken = server && UUID_RE.test(server) ? deps.siteLists.stamp(server) : null;
