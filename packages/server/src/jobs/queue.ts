@@ -93,8 +93,9 @@ export class JobQueue {
  *
  * Read through index jobs_waiting (unfinished jobs by team, run_at, created_at): the teams with
  * unfinished jobs are found one index step each (a loose index scan; `waiting`), and each team's
- * first claimable job by reading that team's jobs in order until one qualifies. A claim so costs
- * about one index step per team with work, not one per queued job.
+ * first claimable job by reading that team's jobs in order until one qualifies; a team's running
+ * jobs whose lease ran out through index jobs_running (migration 018). A claim so costs about one
+ * index step per team with work, not one per queued job.
  *
  * On PostgreSQL each team's offer is locked with SKIP LOCKED, so a concurrent claim offers that
  * team's next job instead of waiting; the locks end with the claim's statement.
@@ -113,9 +114,9 @@ function nextJob(nowIso: string, lock: RawBuilder<unknown>, indexed: IndexHint) 
     offers AS MATERIALIZED (
       SELECT w.team_uuid, (
         SELECT uuid FROM (
-          SELECT * FROM (${teamHead(sql`j.status = 'queued' AND j.run_at <= ${nowIso}`, lock, indexed('jobs_waiting'))}) due
+          SELECT * FROM (${teamJobs(sql`j.status = 'queued' AND j.run_at <= ${nowIso}`, lock, indexed('jobs_waiting'), sql`ORDER BY j.run_at, j.created_at LIMIT 1`)}) due
           UNION ALL
-          SELECT * FROM (${teamHead(sql`j.status = 'running' AND j.lease_until < ${nowIso}`, lock, indexed('jobs_claim'))}) expired
+          SELECT * FROM (${teamJobs(sql`j.status = 'running' AND j.lease_until < ${nowIso}`, lock, indexed('jobs_running'), sql``)}) expired
         ) candidates
         ORDER BY run_at, created_at
         LIMIT 1
@@ -131,11 +132,20 @@ function nextJob(nowIso: string, lock: RawBuilder<unknown>, indexed: IndexHint) 
 }
 
 /**
- * The team's (w.team_uuid) first job in claim order that is the oldest unfinished job of its site
- * and meets `claimable`. Queued and expired jobs are read apart so each read stops early: the due
- * ones in run_at order up to now, the running ones (few: as many as workers run) by status.
+ * The team's (w.team_uuid) jobs that are the oldest unfinished job of their site and meet
+ * `claimable`, `first` of them. Queued and expired jobs are read apart so each read stays short:
+ * the due ones in run_at order up to now, only the first; the running ones whose lease ran out (few:
+ * at most as many as workers ran) all, by lease, and the caller orders them. Those are not ordered
+ * here on purpose: asked for the first in run_at order, PostgreSQL without statistics took index
+ * jobs_waiting for its order and read every unfinished job of the team to find a running one. On
+ * PostgreSQL the expired ones offered are all locked (SKIP LOCKED) for the claim's statement.
  */
-function teamHead(claimable: RawBuilder<unknown>, lock: RawBuilder<unknown>, index: RawBuilder<unknown>) {
+function teamJobs(
+  claimable: RawBuilder<unknown>,
+  lock: RawBuilder<unknown>,
+  index: RawBuilder<unknown>,
+  first: RawBuilder<unknown>,
+) {
   return sql`
     SELECT j.uuid, j.run_at, j.created_at FROM jobs j ${index}
     WHERE j.team_uuid = w.team_uuid AND j.status IN ('queued', 'running') AND ${claimable}
@@ -144,19 +154,19 @@ function teamHead(claimable: RawBuilder<unknown>, lock: RawBuilder<unknown>, ind
         WHERE o.site_uuid = j.site_uuid AND o.status IN ('queued', 'running')
           AND (o.created_at < j.created_at OR (o.created_at = j.created_at AND o.uuid < j.uuid))
       )
-    ORDER BY j.run_at, j.created_at
-    LIMIT 1
+    ${first}
     ${lock}`;
 }
 
 /** Names the index a read of jobs must take (SQLite), or nothing (PostgreSQL). */
-type IndexHint = (index: 'jobs_waiting' | 'jobs_claim') => RawBuilder<unknown>;
+type IndexHint = (index: 'jobs_waiting' | 'jobs_running') => RawBuilder<unknown>;
 
 /**
  * SQLite plans without statistics (the service never runs ANALYZE), and so took index jobs_claim to
  * find the teams with work and jobs_waiting to find a team's running jobs: both read every unfinished
  * job and sorted them, so a claim cost grew with the queue (1.2 ms with 2,000 queued). The hint
- * holds the plan the comments above describe. PostgreSQL keeps statistics and plans this itself.
+ * holds the plan the comments above describe. PostgreSQL has no such hint; it keeps statistics, and
+ * before it has them the partial index jobs_running is the one that matches the expired read.
  */
 const sqliteIndexedBy: IndexHint = (index) => sql`INDEXED BY ${sql.raw(index)}`;
 const noIndexHint: IndexHint = () => sql``;

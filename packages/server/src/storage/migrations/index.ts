@@ -16,6 +16,7 @@ import * as m014 from './014_outgoing_webhooks.js';
 import * as m015 from './015_outgoing_webhook_controls.js';
 import * as m016 from './016_webhook_provider_hooks.js';
 import * as m017 from './017_backfill_hook_profiles.js';
+import * as m018 from './018_jobs_running.js';
 
 /** Numbered, forward-only; the same list for SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '015_outgoing_webhook_controls': m015,
   '016_webhook_provider_hooks': m016,
   '017_backfill_hook_profiles': m017,
+  '018_jobs_running': m018,
 };
