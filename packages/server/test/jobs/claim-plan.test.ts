@@ -101,7 +101,7 @@ describe.skipIf(TEST_DB !== 'postgres')('the job claim on PostgreSQL before the 
         scans.push({ index: node['Index Name'], filter: `${node['Index Cond'] ?? ''} ${node.Filter ?? ''}` });
       for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
     };
-    const [top] = explained.rows[0]?.['QUERY PLAN'] as { Plan: Record<string, unknown> }[];
+    const [top] = (explained.rows[0]?.['QUERY PLAN'] ?? []) as { Plan: Record<string, unknown> }[];
     walk(top?.Plan ?? {});
     await logged.destroy();
   });
