@@ -1,5 +1,6 @@
 import { type ExpressionBuilder, type Kysely, type RawBuilder, sql, type Updateable } from 'kysely';
 import type { Dialect } from '../storage/database.js';
+import { queryPerShape, selectPerShape } from '../storage/query-per-shape.js';
 import type { Database } from '../storage/schema.js';
 
 export type JobRow = Database['jobs'];
@@ -203,9 +204,18 @@ async function anyDue(db: Kysely<Database>, nowIso: string): Promise<boolean> {
  * lease only on its next beat, and a worker waking from a stall may reach the next step first.
  */
 export async function stillHolds(db: Kysely<Database>, claim: JobClaim): Promise<boolean> {
-  if (claim.locked_by === null) return false;
-  const row = await db.selectFrom('jobs').select('uuid').where(heldBy(claim, claim.locked_by)).executeTakeFirst();
-  return row !== undefined;
+  const worker = claim.locked_by;
+  if (worker === null) return false;
+  // Read before every step: compiled once (storage/query-per-shape.ts), the values in heldBy's order.
+  const rows = await selectPerShape(db, 'stillHolds', heldByValues(claim, worker), () =>
+    db.selectFrom('jobs').select('uuid').where(heldBy(claim, worker)),
+  );
+  return rows.length > 0;
+}
+
+/** heldBy's values, in the order its SQL takes them. */
+function heldByValues(claim: JobClaim, worker: string): unknown[] {
+  return [claim.uuid, worker, claim.attempts, 'running'];
 }
 
 /** The job as this claim left it: running, locked by the same worker, same attempt. */
@@ -230,9 +240,17 @@ export async function updateHeldJob(
   claim: JobClaim,
   change: Updateable<Database['jobs']>,
 ): Promise<boolean> {
-  if (claim.locked_by === null) return false;
-  const r = await db.updateTable('jobs').set(change).where(heldBy(claim, claim.locked_by)).executeTakeFirst();
-  return Number(r.numUpdatedRows) === 1;
+  const worker = claim.locked_by;
+  if (worker === null) return false;
+  // Kysely leaves out columns set to undefined: the shape names the columns that are set.
+  const set = Object.entries(change).filter(([, value]) => value !== undefined);
+  const r = await queryPerShape(
+    db,
+    `updateHeldJob ${set.map(([column]) => column).join(',')}`,
+    [...set.map(([, value]) => value), ...heldByValues(claim, worker)],
+    () => db.updateTable('jobs').set(change).where(heldBy(claim, worker)),
+  );
+  return Number(r.numAffectedRows) === 1;
 }
 
 /** Exponential backoff with a cap: 5 s, 10 s, 20 s … at most 5 minutes. */

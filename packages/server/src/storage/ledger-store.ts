@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Ledger, LedgerEntry } from '../provisioning/step.js';
+import { selectPerShape } from './query-per-shape.js';
 import type { Database } from './schema.js';
 
 /**
@@ -27,7 +28,10 @@ export function ledgerFor(db: Kysely<Database>, siteUuid: string): Ledger {
         .execute();
     },
     async list() {
-      const rows = await db.selectFrom('site_resources').selectAll().where('site_uuid', '=', siteUuid).orderBy('seq').execute();
+      // Read by every step (query-per-shape.ts: compiled once).
+      const rows = await selectPerShape(db, 'ledgerList', [siteUuid], () =>
+        db.selectFrom('site_resources').selectAll().where('site_uuid', '=', siteUuid).orderBy('seq'),
+      );
       return rows.map((r) => ({
         kind: r.kind as LedgerEntry['kind'],
         ref: r.ref,

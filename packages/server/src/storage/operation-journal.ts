@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { recordEvent } from './event-log.js';
+import { queryPerShape } from './query-per-shape.js';
 import type { Database } from './schema.js';
 import { uniqueViolation } from './unique-violation.js';
 
@@ -210,16 +211,15 @@ export class OperationJournal {
       started_at: now,
       finished_at: null,
     };
+    const again = { name, status: 'running' as const, exit_code: null, started_at: now, finished_at: null };
     // A resumed job runs its steps again (they are idempotent); the step row is reused, not duplicated.
-    await trx
-      .insertInto('operation_steps')
-      .values(values)
-      .onConflict((oc) =>
-        oc
-          .columns(['operation_uuid', 'idx'])
-          .doUpdateSet({ name, status: 'running', exit_code: null, started_at: now, finished_at: null }),
-      )
-      .execute();
+    // Compiled once (query-per-shape.ts): the values, then the update's, in the SQL's order.
+    await queryPerShape(trx, 'startStep', [...Object.values(values), ...Object.values(again)], () =>
+      trx
+        .insertInto('operation_steps')
+        .values(values)
+        .onConflict((oc) => oc.columns(['operation_uuid', 'idx']).doUpdateSet(again)),
+    );
     return this.stepEvent(trx, { index: idx, name, status: 'running', exit_code: null }, now);
   }
 
@@ -230,12 +230,13 @@ export class OperationJournal {
     exitCode: number | null,
     now: string,
   ): Promise<boolean> {
-    await trx
-      .updateTable('operation_steps')
-      .set({ status, exit_code: exitCode, finished_at: now })
-      .where('operation_uuid', '=', this.operationUuid)
-      .where('idx', '=', idx)
-      .execute();
+    await queryPerShape(trx, 'finishStep', [status, exitCode, now, this.operationUuid, idx], () =>
+      trx
+        .updateTable('operation_steps')
+        .set({ status, exit_code: exitCode, finished_at: now })
+        .where('operation_uuid', '=', this.operationUuid)
+        .where('idx', '=', idx),
+    );
     return this.stepEvent(trx, { index: idx, name: this.stepNames.get(idx) ?? null, status, exit_code: exitCode }, now);
   }
 

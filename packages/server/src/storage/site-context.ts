@@ -4,8 +4,8 @@ import type { Actor } from '../domain/auth/actor.js';
 import { EMPTY_FACTS, type ServerFacts } from '../domain/servers/facts.js';
 import type { CreateSiteContext } from '../domain/sites/create-site-context.js';
 import type { Dialect } from './database.js';
+import { selectPerShape } from './query-per-shape.js';
 import type { Database } from './schema.js';
-import { selectPerShape } from './select-per-shape.js';
 
 export interface ServerRow {
   uuid: string;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reusesShape, selectPerShape } from '../../src/storage/select-per-shape.js';
-import { seedServer, startTestService, TEST_DB, type TestService } from '../support/test-service.js';
+import { reusesShape, selectPerShape } from '../../src/storage/query-per-shape.js';
+import { seedServer, startTestService, TEST_DB, type TestService, waitForStatus } from '../support/test-service.js';
 
 describe(`selectPerShape on ${TEST_DB}: Kysely's select SQL compiled once per shape`, () => {
   let s: TestService;
@@ -64,5 +64,47 @@ describe(`selectPerShape on ${TEST_DB}: Kysely's select SQL compiled once per sh
     });
     expect(other.statusCode).toBe(422);
     expect(JSON.stringify(other.json().errors)).toContain('server');
+  });
+});
+
+describe(`a dry-run job's statements compiled once per shape on ${TEST_DB}`, () => {
+  let s: TestService;
+  beforeAll(async () => {
+    s = await startTestService();
+  });
+  afterAll(async () => s?.stop());
+
+  it("reuse their SQL from the second job on, and the second job's steps and resources are recorded as the first's", async () => {
+    const ids = await seedServer(s);
+    const auth = { authorization: `Bearer ${s.token}` };
+    const installed = async (domain: string) => {
+      const res = await s.app.inject({
+        method: 'POST',
+        url: '/api/v1/sites',
+        headers: auth,
+        payload: { ...ids, type: 'static-html', domain, ssl: false, options: {} },
+      });
+      expect(res.statusCode).toBe(202);
+      const site = res.json() as { uuid: string; operation: { uuid: string } };
+      expect((await waitForStatus(s, site.uuid, ['installed', 'failed'])).status).toBe('installed');
+      const op = await s.app.inject({ method: 'GET', url: `/api/v1/operations/${site.operation.uuid}`, headers: auth });
+      return op.json() as { status: string; steps: { name: string; status: string; finished_at: string | null }[] };
+    };
+    const first = await installed('job-shape-one.example.com');
+    for (const shape of ['stillHolds', 'startStep', 'finishStep', 'ledgerList', 'updateHeldJob status,lease_until'])
+      expect(reusesShape(s.storage.db, shape), shape).toBe(true);
+    const second = await installed('job-shape-two.example.com');
+    expect(second.status).toBe('succeeded');
+    expect(second.steps.map((step) => step.name)).toEqual(first.steps.map((step) => step.name));
+    expect(second.steps.every((step) => step.status === 'succeeded' && step.finished_at !== null)).toBe(true);
+    const ledgers = await s.storage.db
+      .selectFrom('site_resources')
+      .innerJoin('sites', 'sites.uuid', 'site_resources.site_uuid')
+      .select(['sites.domain', 'site_resources.kind'])
+      .orderBy('site_resources.seq')
+      .execute();
+    const kindsOf = (domain: string) => ledgers.filter((r) => r.domain === domain).map((r) => r.kind);
+    expect(kindsOf('job-shape-two.example.com')).toEqual(kindsOf('job-shape-one.example.com'));
+    expect(kindsOf('job-shape-two.example.com').length).toBeGreaterThan(0);
   });
 });
