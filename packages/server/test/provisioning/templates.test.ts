@@ -149,6 +149,9 @@ describe('PHP-FPM pool', () => {
   it("runs as the user behind a socket only nginx may open, confined to the user's home, temp and session directories", () => {
     expect(renderFpmPool(alice)).toMatchInlineSnapshot(`
       "; Managed by Siteplane: the PHP 8.2 pool of alice, shared by alice's PHP sites.
+      [global]
+      process_control_timeout = 10s
+
       [alice]
       user = alice
       group = alice

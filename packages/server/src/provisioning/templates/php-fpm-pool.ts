@@ -34,6 +34,13 @@ export function renderFpmPool(input: FpmPoolInput): string {
   const openBasedir = [`${input.home.replace(/\/+$/, '')}/`, ...SHARED_PHP_PATHS].join(':');
   return [
     `; Managed by Siteplane: the PHP ${input.phpVersion} pool of ${input.user}, shared by ${input.user}'s PHP sites.`,
+    // A deploy reloads FPM (USR2) to take the new release: with FPM's default of 0, the workers'
+    // running requests were ended at once and nginx answered them 502. Workers now finish them
+    // (up to 10 s); new requests wait in the socket's backlog meanwhile. A global setting, allowed in
+    // an included file; every pool file states the same value, so it stays while any pool does.
+    '[global]',
+    'process_control_timeout = 10s',
+    '',
     `[${input.user}]`,
     `user = ${input.user}`,
     `group = ${input.user}`,
