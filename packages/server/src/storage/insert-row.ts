@@ -1,6 +1,6 @@
-import { CompiledQuery, type Insertable, type Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
+import { queryPerShape } from './query-per-shape.js';
 import type { Database } from './schema.js';
-import { keepSqlOfShape, sqlOfShape } from './sql-per-shape.js';
 
 /**
  * Inserts one row of plain values. Kysely builds and compiles every insert anew; on the create path
@@ -18,27 +18,11 @@ export async function insertRow<T extends keyof Database & string>(
   const record = row as Record<string, unknown>;
   const columns = Object.keys(record).filter((column) => record[column] !== undefined);
   const values = columns.map((column) => record[column]);
-  // An expression, a Date or a JSON object is Kysely's to turn into SQL: the builder handles those.
-  const text = values.every(isPlainValue) ? compiledSql(db, table, row, columns, values) : null;
-  if (text === null)
-    await db
-      .insertInto(table)
-      .values(row as never)
-      .execute();
-  else await db.executeQuery(CompiledQuery.raw(text, values));
-}
-
-/** Kysely's SQL for this table and column list, compiled once; null when its parameters are not the values. */
-function compiledSql(db: Kysely<Database>, table: keyof Database & string, row: unknown, columns: string[], values: unknown[]) {
-  const shape = `insert ${table}(${columns.join(',')})`;
-  const text = sqlOfShape(db, shape);
-  if (text !== undefined) return text;
   // `as never`: the signature checked the row; Kysely cannot relate a generic table to its row type.
-  const query = db
-    .insertInto(table)
-    .values(row as never)
-    .compile();
-  return keepSqlOfShape(db, shape, query, values);
+  const build = () => db.insertInto(table).values(row as never);
+  // An expression, a Date or a JSON object is Kysely's to turn into SQL: the builder handles those.
+  if (values.every(isPlainValue)) await queryPerShape(db, `insert ${table}(${columns.join(',')})`, values, build);
+  else await build().execute();
 }
 
 function isPlainValue(value: unknown): boolean {
