@@ -3,8 +3,8 @@ import type { Database } from './schema.js';
 import { keepSqlOfShape, sqlOfShape } from './sql-per-shape.js';
 
 /**
- * Runs a query that Kysely builds, built and compiled once per shape, as `insertRow` does for
- * inserts: on the create path and in a job's steps, Kysely's building and compiling of a statement
+ * Runs a query that Kysely builds, built and compiled once per shape (`insertRow` uses it for
+ * inserts): on the create path and in a job's steps, Kysely's building and compiling of a statement
  * was more than the SQLite work itself. `shape` names everything that changes the SQL text (the
  * call site, how many values an IN list has, which optional parts and which columns are there);
  * `parameters` are this call's values in the order the SQL takes them. The first call of a shape
