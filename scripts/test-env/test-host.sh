@@ -4,9 +4,13 @@
 # PID, UTS, IPC and network namespaces with its own address, reached only over SSH, and reaching
 # only the package registries this machine reaches (Debian's and npm's), as a new VPS would.
 #
-#   test-host.sh start NAME [--os debian12|debian13] [--index N] [--umask 027]
+#   test-host.sh start NAME [--os debian12|debian13] [--index N] [--umask 027] [--init sshd|systemd]
 #        builds (or reuses the cached) root filesystem, starts the host and prints shell
 #        assignments: TEST_HOST_ADDRESS, TEST_HOST_PORT, TEST_HOST_KEY, TEST_HOST_PID, TEST_HOST_ROOT
+#        --init systemd boots the host's own systemd as PID 1 (systemd-nspawn, from Debian's
+#        systemd-container) instead of running sshd alone: a machine as an operator gets one, for
+#        the guide that installs Siteplane itself under systemd (docs/operating.md). --umask applies
+#        to sshd's hosts only (systemd sets its own).
 #   test-host.sh stop NAME      stops it and removes its namespace, firewall rules and files
 #   test-host.sh exec NAME -- CMD…   runs CMD inside the host (as root, in its namespaces)
 #   test-host.sh build [--os …] only builds the cached root filesystem
@@ -46,6 +50,7 @@ ensure_tools() {
   command -v iptables >/dev/null || missing+=(iptables)
   command -v zstd >/dev/null || missing+=(zstd)
   command -v nsenter >/dev/null || missing+=(util-linux)
+  [ "${1:-}" != systemd ] || command -v systemd-nspawn >/dev/null || missing+=(systemd-container)
   [ -e /usr/share/keyrings/debian-archive-keyring.gpg ] || missing+=(debian-archive-keyring)
   if [ "${#missing[@]}" -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
@@ -110,22 +115,23 @@ host_pid() {
   echo "$pid"
 }
 
-# PID 1 of the host's PID namespace (sshd), as this machine numbers it.
+# PID 1 of the host's PID namespace (sshd or systemd), as this machine numbers it. systemd-nspawn's
+# first child is a helper that exits once the host's systemd runs: the child is waited for by name.
 init_pid() {
-  local outer="$1" child
+  local outer="$1" init="${2:-sshd}" child
   for _ in $(seq 1 100); do
     child="$(cat /proc/"$outer"/task/*/children 2>/dev/null | tr ' ' '\n' | grep -m1 . || true)"
-    [ -n "$child" ] && {
+    if [ -n "$child" ] && { [ "$init" != systemd ] || [ "$(cat "/proc/$child/comm" 2>/dev/null)" = systemd ]; }; then
       echo "$child"
       return 0
-    }
+    fi
     sleep 0.05
   done
   return 1
 }
 
 start_host() {
-  local name="$1" os="$2" index="$3" umask_value="$4"
+  local name="$1" os="$2" index="$3" umask_value="$4" init="$5"
   local dir root ns veth address gateway subnet pid inner
   dir="$(host_dir "$name")"
   if pid="$(host_pid "$dir")"; then
@@ -207,17 +213,13 @@ EOF
   iptables -t nat -A POSTROUTING -s "$subnet" ! -d "$subnet" -j MASQUERADE
   printf 'ns=%s\nveth=%s\nchain=%s\nsubnet=%s\n' "$ns" "$veth" "$chain" "$subnet" >"$dir/net"
 
-  # The host: PID 1 is sshd, started under root's umask of a hardened image.
-  inner="mount -t proc proc '$root/proc' && mount -t sysfs sysfs '$root/sys' \
-    && mount -t tmpfs -o mode=0755 tmpfs '$root/dev' && for d in null zero full random urandom tty; do touch '$root/dev/'\$d && mount --bind /dev/\$d '$root/dev/'\$d; done \
-    && mkdir -p '$root/dev/pts' '$root/dev/shm' && mount -t devpts -o newinstance,ptmxmode=0666 devpts '$root/dev/pts' && ln -s pts/ptmx '$root/dev/ptmx' \
-    && mount -t tmpfs -o mode=1777 tmpfs '$root/dev/shm' && mount -t tmpfs -o mode=0755 tmpfs '$root/run' && mkdir -p '$root/run/sshd' \
-    && hostname '$name' && umask $umask_value && exec chroot '$root' /usr/sbin/sshd -D -e"
-  setsid ip netns exec "$ns" unshare --mount --pid --uts --ipc --fork --kill-child=SIGKILL --propagation private \
-    sh -c "$inner" </dev/null >"$dir/sshd.log" 2>&1 &
-  pid=$!
-  printf '%s\n' "$pid" >"$dir/pid"
-  for _ in $(seq 1 100); do
+  if [ "$init" = systemd ]; then
+    boot_systemd "$dir" "$root" "$ns" "$name"
+  else
+    run_sshd "$dir" "$root" "$ns" "$name" "$umask_value"
+  fi
+  pid="$(cat "$dir/pid")"
+  for _ in $(seq 1 300); do
     if (exec 3<>"/dev/tcp/$address/22") 2>/dev/null; then break; fi
     kill -0 "$pid" 2>/dev/null || {
       cat "$dir/sshd.log" >&2
@@ -232,11 +234,37 @@ TEST_HOST_OS=$os
 TEST_HOST_ADDRESS=$address
 TEST_HOST_PORT=22
 TEST_HOST_KEY=$dir/client_ed25519
-TEST_HOST_PID=$(init_pid "$pid")
+TEST_HOST_PID=$(init_pid "$pid" "$init")
 TEST_HOST_ROOT=$root
 TEST_HOST_UMASK=$umask_value
+TEST_HOST_INIT=$init
 EOF
   cat "$dir/env"
+}
+
+# PID 1 is sshd, started under root's umask of a hardened image.
+run_sshd() {
+  local dir="$1" root="$2" ns="$3" name="$4" umask_value="$5" inner
+  inner="mount -t proc proc '$root/proc' && mount -t sysfs sysfs '$root/sys' \
+    && mount -t tmpfs -o mode=0755 tmpfs '$root/dev' && for d in null zero full random urandom tty; do touch '$root/dev/'\$d && mount --bind /dev/\$d '$root/dev/'\$d; done \
+    && mkdir -p '$root/dev/pts' '$root/dev/shm' && mount -t devpts -o newinstance,ptmxmode=0666 devpts '$root/dev/pts' && ln -s pts/ptmx '$root/dev/ptmx' \
+    && mount -t tmpfs -o mode=1777 tmpfs '$root/dev/shm' && mount -t tmpfs -o mode=0755 tmpfs '$root/run' && mkdir -p '$root/run/sshd' \
+    && hostname '$name' && umask $umask_value && exec chroot '$root' /usr/sbin/sshd -D -e"
+  setsid ip netns exec "$ns" unshare --mount --pid --uts --ipc --fork --kill-child=SIGKILL --propagation private \
+    sh -c "$inner" </dev/null >"$dir/sshd.log" 2>&1 &
+  printf '%s\n' "$!" >"$dir/pid"
+}
+
+# PID 1 is the host's own systemd, which starts its ssh.service like any Debian machine's. This
+# machine runs no systemd, so systemd-nspawn registers nothing (--register=no, --keep-unit) and gives
+# the host a cgroup v2 hierarchy of its own (Debian 13's systemd refuses v1). It joins the host's
+# network namespace; /etc/hosts and the empty resolv.conf stay as written above.
+boot_systemd() {
+  local dir="$1" root="$2" ns="$3" name="$4"
+  setsid env SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1 systemd-nspawn --quiet --boot --register=no --keep-unit \
+    --directory="$root" --machine="$name" --network-namespace-path="/run/netns/$ns" \
+    --resolv-conf=off --timezone=off --link-journal=no --console=read-only </dev/null >"$dir/sshd.log" 2>&1 &
+  printf '%s\n' "$!" >"$dir/pid"
 }
 
 stop_host() {
@@ -244,10 +272,13 @@ stop_host() {
   dir="$(host_dir "$name")"
   [ -d "$dir" ] || return 0
   if pid="$(host_pid "$dir")"; then
+    # systemd-nspawn takes SIGTERM as a power-off: the host's systemd stops its services first.
     kill "$pid" 2>/dev/null || true
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    for _ in $(seq 1 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -9 "$pid" 2>/dev/null || true
   fi
+  # What systemd-nspawn leaves of a host of this name (an empty directory it does not remove).
+  rmdir "/run/systemd/nspawn/propagate/$1" 2>/dev/null || true
   if [ -f "$dir/net" ]; then
     local ns veth chain subnet
     # shellcheck disable=SC1091
@@ -288,20 +319,22 @@ case "$command" in
     ;;
   start)
     name="${1:-}"
-    [ -n "$name" ] || die "usage: test-host.sh start NAME [--os debian12|debian13] [--index N] [--umask 027]"
+    [ -n "$name" ] || die "usage: test-host.sh start NAME [--os debian12|debian13] [--index N] [--umask 027] [--init sshd|systemd]"
     shift
-    os=debian12 index=1 umask_value=027
+    os=debian12 index=1 umask_value=027 init=sshd
     while [ $# -gt 0 ]; do
       case "$1" in
         --os) os="$2"; shift 2 ;;
         --index) index="$2"; shift 2 ;;
         --umask) umask_value="$2"; shift 2 ;;
+        --init) init="$2"; shift 2 ;;
         *) die "unknown option $1" ;;
       esac
     done
     [[ "$umask_value" =~ ^[0-7]{3,4}$ ]] || die "--umask must be octal like 027"
-    ensure_tools
-    start_host "$name" "$os" "$index" "$umask_value"
+    [[ "$init" =~ ^(sshd|systemd)$ ]] || die "--init must be sshd or systemd"
+    ensure_tools "$init"
+    start_host "$name" "$os" "$index" "$umask_value" "$init"
     ;;
   stop) stop_host "${1:?usage: test-host.sh stop NAME}" ;;
   exec)

@@ -12,6 +12,8 @@ import { loadConfig } from '../../src/app/config.js';
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const UNIT = `${ROOT}deploy/systemd/siteplane.service`;
 const ENV_FILE = `${ROOT}deploy/systemd/siteplane.env`;
+const BACKUP = `${ROOT}deploy/systemd/siteplane-backup.service`;
+const BACKUP_TIMER = `${ROOT}deploy/systemd/siteplane-backup.timer`;
 const hasAnalyze = spawnSync('systemd-analyze', ['--version']).status === 0;
 
 /** KEY=value lines as systemd's EnvironmentFile reads them; `#KEY=` lines are the commented-out ones. */
@@ -56,5 +58,30 @@ describe('the systemd unit and its environment file', () => {
     for (const name of Object.keys(named).filter((n) => !['HOST', 'PORT', 'NODE_OPTIONS'].includes(n)))
       expect(configSource, `${name} is not read by app/config.ts`).toContain(`'${name}'`);
     expect(() => loadConfig(active)).not.toThrow();
+  });
+});
+
+describe('the nightly backup: siteplane-backup.service and its timer (docs/backups.md)', () => {
+  it.skipIf(!hasAnalyze)('pass systemd-analyze verify without a single warning', () => {
+    const r = spawnSync('systemd-analyze', ['verify', BACKUP, BACKUP_TIMER], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr.trim()).toBe('');
+  });
+
+  it.skipIf(!hasAnalyze)('the service is sandboxed: exposure at most 1.0 (it needs no network)', () => {
+    const r = spawnSync('systemd-analyze', ['security', '--offline=yes', BACKUP], { encoding: 'utf8' });
+    const score = /Overall exposure level for siteplane-backup\.service: ([0-9.]+)/.exec(r.stdout);
+    expect(score, r.stdout + r.stderr).not.toBeNull();
+    expect(Number(score?.[1])).toBeLessThanOrEqual(1.0);
+  });
+
+  it('runs `siteplane backup` as the service’s user, with its settings, into the directory it may write', () => {
+    const unit = readFileSync(BACKUP, 'utf8');
+    const main = readFileSync(UNIT, 'utf8');
+    for (const key of ['User', 'Group', 'EnvironmentFile'])
+      expect(new RegExp(`^${key}=(.*)$`, 'm').exec(unit)?.[1]).toBe(new RegExp(`^${key}=(.*)$`, 'm').exec(main)?.[1]);
+    expect(unit).toMatch(/^ExecStart=.*siteplane backup "\/var\/backups\/siteplane\/siteplane-\$\$\(date \+%%F\)\.db"'$/m);
+    expect(unit).toMatch(/^ReadWritePaths=\/var\/lib\/siteplane \/var\/backups\/siteplane$/m);
+    expect(readFileSync(BACKUP_TIMER, 'utf8')).toMatch(/^Persistent=true$/m);
   });
 });

@@ -84,6 +84,8 @@ export interface StartOptions {
   /** Picks the host's /30 (10.231.<index>.0); hosts that run at once need different ones. */
   index: number;
   umask?: string;
+  /** `systemd`: the host boots its own systemd as PID 1 (an operator's machine); default sshd alone. */
+  init?: 'sshd' | 'systemd';
 }
 
 /** Starts a host of its own for a suite that needs a pristine one (about 5 s from the cached image). */
@@ -93,6 +95,7 @@ export function startTestHost(name: string, options: StartOptions): TestHost {
   const args = ['start', name, '--index', String(options.index)];
   if (options.os) args.push('--os', options.os);
   if (options.umask) args.push('--umask', options.umask);
+  if (options.init) args.push('--init', options.init);
   const result = spawnSync('bash', [SCRIPT, ...args], { encoding: 'utf8', timeout: 600_000 });
   if (result.status !== 0) throw new Error(`test-host.sh ${args.join(' ')} failed: ${result.stderr}`);
   return parseEnv(result.stdout);

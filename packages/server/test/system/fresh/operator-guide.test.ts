@@ -1,0 +1,314 @@
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JsonBody } from '../sites/support/harness.js';
+import { hostRun, startTestHost, stopTestHost, type TestHost } from '../support/test-host.js';
+
+/**
+ * Issue 13, "done when": an operator follows docs/operating.md from a bare Debian machine to
+ * Siteplane under systemd behind TLS, with metrics scraped and a nightly backup (docs/backups.md).
+ * The machine is a pristine Debian 13 test host that boots its own systemd as PID 1
+ * (test-host.sh --init systemd, index 14). The guide's commands are read from the docs and run as
+ * written; what stands in for the operator's world is named where it happens: the release tarball
+ * and the repository's deploy/ directory copied in (scp), a self-signed certificate where certbot
+ * would put one, this machine's registry proxy CA for npm (the harness's, as on every test host).
+ */
+const HOST = 'operator';
+const DOMAIN = 'siteplane.example.com';
+const ROOT = resolve(import.meta.dirname, '../../../../..');
+const OPERATING = readFileSync(join(ROOT, 'docs/operating.md'), 'utf8');
+const BACKUPS = readFileSync(join(ROOT, 'docs/backups.md'), 'utf8');
+const VERSION = JSON.parse(readFileSync(join(ROOT, 'packages/cli/package.json'), 'utf8')).version as string;
+/** Where the operator's copy of the tarball and of deploy/ is, on the machine. */
+const WORK = '/root/siteplane';
+// The harness's part (as for every test host): this machine's registry proxy CA, for npm.
+const HARNESS_ENV = { NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca-certificates.crt', DEBIAN_FRONTEND: 'noninteractive' };
+
+/** The fenced blocks of a Markdown text with that info string, in order. */
+function fenced(markdown: string, info: string): string[] {
+  return [...markdown.matchAll(new RegExp(`^\`\`\`${info}\\n([\\s\\S]*?)^\`\`\`$`, 'gm'))].map((m) => m[1] as string);
+}
+
+/** The one block of that info string that contains `marker`. */
+function blockWith(markdown: string, info: string, marker: string): string {
+  const found = fenced(markdown, info).filter((b) => b.includes(marker));
+  if (found.length !== 1) throw new Error(`expected one \`\`\`${info} block with ${marker}, found ${found.length}`);
+  return found[0] as string;
+}
+
+let host: TestHost;
+let dir: string;
+const servers: { uuid: string; user: string }[] = [];
+/** Sites created before the backup. */
+const kept: string[] = [];
+let ca: string;
+let token = '';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A shell script run as root on the machine, in WORK, stopping at the first failing command. */
+async function shell(script: string, timeoutMs = 60_000): Promise<string> {
+  const ran = await hostRun(host, 'bash', ['-euo', 'pipefail', '-c', `cd ${WORK}\n${script}`], {
+    env: HARNESS_ENV,
+    timeoutMs,
+  });
+  if (ran.code !== 0) throw new Error(`exit ${ran.code}:\n${script}\n--- stdout\n${ran.stdout}\n--- stderr\n${ran.stderr}`);
+  return ran.stdout;
+}
+
+interface Answer {
+  status: number;
+  body: string;
+  json(): JsonBody;
+}
+
+/** A request to https://DOMAIN at the machine's address, trusting only the certificate put there. */
+function https(method: string, path: string, options: { bearer?: string; body?: unknown; port?: number } = {}): Promise<Answer> {
+  return new Promise((done, fail) => {
+    const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const req = request(
+      {
+        host: host.address,
+        port: 443,
+        servername: DOMAIN,
+        ca,
+        method,
+        path,
+        timeout: 10_000,
+        headers: {
+          host: DOMAIN,
+          ...(options.bearer ? { authorization: `Bearer ${options.bearer}` } : {}),
+          ...(payload ? { 'content-type': 'application/json' } : {}),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks).toString('utf8');
+          done({ status: res.statusCode ?? 0, body, json: () => JSON.parse(body) });
+        });
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer in 10 s`)));
+    req.on('error', fail);
+    req.end(payload);
+  });
+}
+
+/** Asks until `ok` holds (a reload or a restart is asynchronous); at most `tries` times, 250 ms apart. */
+async function httpsUntil(path: string, ok: (a: Answer) => boolean, bearer?: string, tries = 120): Promise<Answer> {
+  let last: Answer | Error = new Error('not asked');
+  for (let i = 0; i < tries; i++) {
+    try {
+      last = await https('GET', path, { bearer });
+      if (ok(last)) return last;
+    } catch (error) {
+      last = error as Error;
+    }
+    await sleep(250);
+  }
+  throw new Error(
+    `GET ${path} never answered as expected: ${last instanceof Error ? last.message : `${last.status} ${last.body}`}`,
+  );
+}
+
+async function createSite(server: { uuid: string; user: string }, label: string): Promise<string> {
+  const created = await https('POST', '/api/v1/sites', {
+    bearer: token,
+    body: {
+      server: server.uuid,
+      serverUser: server.user,
+      type: 'static-html',
+      domain: `${label}.example.net`,
+      ssl: false,
+      options: {},
+    },
+  });
+  expect(created.status, created.body).toBe(202);
+  const uuid = created.json().uuid as string;
+  await httpsUntil(`/api/v1/sites/${uuid}`, (a) => a.status === 200 && a.json().status === 'installed', token);
+  return uuid;
+}
+
+/** The sites of the dry-run server, as its list answers. */
+async function siteUuids(): Promise<string[]> {
+  const list = await https('GET', `/api/v1/sites?server=${servers[0]?.uuid}`, { bearer: token });
+  expect(list.status, list.body).toBe(200);
+  return (list.json().data as { uuid: string }[]).map((s) => s.uuid);
+}
+
+describe('docs/operating.md on a bare Debian 13 machine with systemd (issue 13: done when)', () => {
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'siteplane-operator-'));
+    // What the guide's comment says to do on any machine with Node: the release tarball (npm pack).
+    const packed = spawnSync('npm', ['pack', '-w', 'packages/cli', '--pack-destination', dir], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 300_000,
+    });
+    if (packed.status !== 0) throw new Error(`npm pack failed: ${packed.stderr}`);
+    host = startTestHost(HOST, { index: 14, os: 'debian13', init: 'systemd' });
+    // The operator's copy (scp): the tarball and the repository's deploy/ directory.
+    mkdirSync(join(host.root, WORK.slice(1)), { recursive: true });
+    cpSync(join(dir, `siteplane-cli-${VERSION}.tgz`), join(host.root, WORK.slice(1), `siteplane-cli-${VERSION}.tgz`));
+    cpSync(join(ROOT, 'deploy'), join(host.root, WORK.slice(1), 'deploy'), { recursive: true });
+  }, 360_000);
+
+  afterAll(() => {
+    if (host) stopTestHost(HOST);
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it(
+    'section 1, as written: Node from Debian, the tarball, the user, the unit; the journal says it listens',
+    async () => {
+      const install = blockWith(OPERATING, 'sh', 'systemctl enable --now siteplane');
+      const follow = /^journalctl -u siteplane -f\s+# "(.+)"$/m.exec(install);
+      expect(follow, 'the block ends by following the journal for the listening line').not.toBeNull();
+      // `journalctl -f` follows for ever: the line its comment names is waited for instead.
+      const script = install.replace(follow?.[0] as string, '').replaceAll('<version>', VERSION);
+      await shell(script, 15 * 60_000);
+      const listening = follow?.[1] as string;
+      let journal = '';
+      for (let i = 0; i < 120 && !journal.includes(listening); i++) {
+        journal = await shell('journalctl -u siteplane --no-pager -o cat');
+        if (!journal.includes(listening)) await sleep(250);
+      }
+      expect(journal).toContain(listening);
+      // The unit as installed: active, under its own user, as sandboxed as the guide says.
+      expect((await shell('systemctl is-active siteplane')).trim()).toBe('active');
+      expect((await shell('ps -o user= -C node')).trim()).toBe('siteplane');
+      const claimed = /`systemd-analyze security siteplane` rates it\s+([0-9.]+)/.exec(OPERATING)?.[1];
+      const rated = /Overall exposure level for siteplane\.service: ([0-9.]+)/.exec(
+        await shell('systemd-analyze security siteplane --no-pager 2>&1 || true'),
+      )?.[1];
+      expect(rated).toBe(claimed);
+    },
+    16 * 60_000,
+  );
+
+  it('the first token, with the command the guide gives', async () => {
+    const command = /The first token: `([^`]+)`/.exec(OPERATING)?.[1];
+    expect(command).toBeDefined();
+    token = /^(sp_\S+)$/m.exec(await shell(command as string))?.[1] ?? '';
+    expect(token).not.toBe('');
+  });
+
+  it(
+    'section 2: nginx with TLS in front; the API answers through it, port 80 redirects',
+    async () => {
+      // certbot's part: a certificate for the name at the paths the configuration names.
+      const live = join(host.root, 'etc/letsencrypt/live', DOMAIN);
+      mkdirSync(live, { recursive: true });
+      const made = spawnSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:P-256',
+          '-nodes',
+          '-days',
+          '2',
+          '-subj',
+          `/CN=${DOMAIN}`,
+          '-addext',
+          `subjectAltName=DNS:${DOMAIN}`,
+          '-keyout',
+          join(live, 'privkey.pem'),
+          '-out',
+          join(live, 'fullchain.pem'),
+        ],
+        { encoding: 'utf8' },
+      );
+      expect(made.status, made.stderr).toBe(0);
+      ca = readFileSync(join(live, 'fullchain.pem'), 'utf8');
+      await shell('apt-get install -y nginx >/dev/null', 5 * 60_000);
+      writeFileSync(join(host.root, 'etc/nginx/sites-enabled/siteplane'), blockWith(OPERATING, 'nginx', 'proxy_pass'));
+      await shell('nginx -t 2>&1 && systemctl reload nginx');
+      const health = await httpsUntil('/api/v1/health', (a) => a.status === 200);
+      expect(health.json().parts).toEqual({ database: 'ok', worker: 'ok', acme: 'ok' });
+      expect((await https('GET', '/api/v1/servers')).status).toBe(401);
+      // Port 80: the old workers of the reload may still take a connection for a moment.
+      let redirect = '';
+      for (let i = 0; i < 40 && !redirect.startsWith('301'); i++) {
+        if (i > 0) await sleep(250);
+        redirect = spawnSync(
+          'curl',
+          [
+            '-sS',
+            '-o',
+            '/dev/null',
+            '-w',
+            '%{http_code} %{redirect_url}',
+            '-H',
+            `host: ${DOMAIN}`,
+            `http://${host.address}/api/v1/health`,
+          ],
+          { encoding: 'utf8', timeout: 15_000 },
+        ).stdout;
+      }
+      expect(redirect).toBe(`301 https://${DOMAIN}/api/v1/health`);
+    },
+    6 * 60_000,
+  );
+
+  it('metrics: scraped through the proxy with their own token, as the scrape configuration does', async () => {
+    const metricsToken = 'm'.repeat(8) + Date.now().toString(16).padStart(24, '0');
+    await shell(`echo SITEPLANE_METRICS_TOKEN=${metricsToken} >> /etc/siteplane/siteplane.env && systemctl restart siteplane`);
+    const scraped = await httpsUntil('/metrics', (a) => a.status === 200, metricsToken);
+    expect(scraped.body).toMatch(/^siteplane_database_up 1$/m);
+    // The API's tokens are not the scrape's.
+    expect((await https('GET', '/metrics', { bearer: token })).status).toBe(401);
+  }, 120_000);
+
+  it('the service does its work under the sandbox: a site on a dry-run server is installed', async () => {
+    const server = await https('POST', '/api/v1/servers', {
+      bearer: token,
+      body: { name: 'web-1', ip: '127.0.0.1', connection: 'dry-run', facts: {} },
+    });
+    expect(server.status, server.body).toBe(201);
+    const user = await https('POST', `/api/v1/servers/${server.json().uuid}/users`, {
+      bearer: token,
+      body: { username: 'deploy' },
+    });
+    expect(user.status, user.body).toBe(201);
+    servers.push({ uuid: server.json().uuid, user: user.json().uuid });
+    kept.push(await createSite(servers[0] as { uuid: string; user: string }, 'kept'));
+  }, 120_000);
+
+  it('docs/backups.md: the nightly timer is scheduled, its service backs up; a restore as written brings that state back', async () => {
+    const timer = await shell(blockWith(BACKUPS, 'sh', 'siteplane-backup.timer'), 120_000);
+    expect(timer).toMatch(/siteplane-backup\.timer\s+siteplane-backup\.service/);
+    // Set-up, as backups.md asks once: a copy of the key where the backups go.
+    await shell('install -m 0600 /var/lib/siteplane/secret.key /var/backups/siteplane/secret.key');
+    const written = await shell(
+      "journalctl -t siteplane-backup --no-pager -o cat; stat -c '%U %a %n' /var/backups/siteplane/siteplane-*.db",
+    );
+    expect(written).toMatch(/^ {2}sites: {2}1$/m);
+    const file = /^siteplane 600 (\/var\/backups\/siteplane\/siteplane-\d{4}-\d\d-\d\d\.db)$/m.exec(written)?.[1];
+    expect(file, written).toBeDefined();
+
+    // A site acknowledged after the backup is not in it: after the restore it is gone again.
+    const later = await createSite(servers[0] as { uuid: string; user: string }, 'later');
+    expect(await siteUuids()).toEqual(expect.arrayContaining([...kept, later]));
+    const restore = blockWith(BACKUPS, 'sh', 'siteplane restore').replace(
+      /\/var\/backups\/siteplane\/siteplane-\d{4}-\d\d-\d\d\.db/,
+      file as string,
+    );
+    await shell(restore, 120_000);
+    await httpsUntil('/api/v1/health', (a) => a.status === 200);
+    const after = await siteUuids();
+    expect(after).toEqual(expect.arrayContaining(kept));
+    expect(after).not.toContain(later);
+    // The restored database is the service's user's: it writes to it (a site is created).
+    expect(await shell("stat -c '%U %a' /var/lib/siteplane/siteplane.db")).toBe('siteplane 600\n');
+    await createSite(servers[0] as { uuid: string; user: string }, 'after-restore');
+    expect((await shell('systemctl --failed --no-legend --plain')).trim()).toBe('');
+  }, 300_000);
+});
