@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -21,6 +23,7 @@ const DOMAIN = 'siteplane.example.com';
 const ROOT = resolve(import.meta.dirname, '../../../../..');
 const OPERATING = readFileSync(join(ROOT, 'docs/operating.md'), 'utf8');
 const BACKUPS = readFileSync(join(ROOT, 'docs/backups.md'), 'utf8');
+const METRICS = readFileSync(join(ROOT, 'docs/operating-metrics.md'), 'utf8');
 const VERSION = JSON.parse(readFileSync(join(ROOT, 'packages/cli/package.json'), 'utf8')).version as string;
 /** Where the operator's copy of the tarball and of deploy/ is, on the machine. */
 const WORK = '/root/siteplane';
@@ -46,6 +49,8 @@ const servers: { uuid: string; user: string }[] = [];
 const kept: string[] = [];
 let ca: string;
 let token = '';
+/** SITEPLANE_METRICS_TOKEN, as an operator makes it (`openssl rand -hex 32`). */
+const metricsToken = randomBytes(32).toString('hex');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A shell script run as root on the machine, in WORK, stopping at the first failing command. */
@@ -259,13 +264,49 @@ describe('docs/operating.md on a bare Debian 13 machine with systemd (issue 13: 
   );
 
   it('metrics: scraped through the proxy with their own token, as the scrape configuration does', async () => {
-    const metricsToken = 'm'.repeat(8) + Date.now().toString(16).padStart(24, '0');
     await shell(`echo SITEPLANE_METRICS_TOKEN=${metricsToken} >> /etc/siteplane/siteplane.env && systemctl restart siteplane`);
     const scraped = await httpsUntil('/metrics', (a) => a.status === 200, metricsToken);
     expect(scraped.body).toMatch(/^siteplane_database_up 1$/m);
     // The API's tokens are not the scrape's.
     expect((await https('GET', '/metrics', { bearer: token })).status).toBe(401);
   }, 120_000);
+
+  it(
+    'Prometheus from Debian scrapes it through the proxy with the configuration of docs/operating-metrics.md',
+    async () => {
+      await shell('apt-get install -y --no-install-recommends prometheus >/dev/null', 5 * 60_000);
+      const etc = join(host.root, 'etc/prometheus');
+      // The harness's part: the name resolves here (the machine has no DNS) and the stand-in
+      // certificate is trusted (a public CA's would be without this line); a scrape every 2 s, not 1 min.
+      writeFileSync(join(host.root, 'etc/hosts'), `127.0.0.1\t${DOMAIN}\n`, { flag: 'a' });
+      writeFileSync(join(etc, 'siteplane-ca.pem'), ca);
+      const scrape = blockWith(METRICS, 'yaml', 'job_name: siteplane').replace(
+        /^( +)scheme: https$/m,
+        '$1scheme: https\n$1tls_config: { ca_file: /etc/prometheus/siteplane-ca.pem }',
+      );
+      writeFileSync(join(etc, 'prometheus.yml'), `global: { scrape_interval: 2s }\n${scrape}`);
+      writeFileSync(join(etc, 'siteplane-token'), metricsToken, { mode: 0o640 });
+      await shell('chgrp prometheus /etc/prometheus/siteplane-token && systemctl restart prometheus');
+      const query = (q: string) =>
+        new Promise<string>((done, fail) =>
+          get(`http://${host.address}:9090/api/v1/query?query=${encodeURIComponent(q)}`, { timeout: 5_000 }, (res) => {
+            let body = '';
+            res.on('data', (c: Buffer) => {
+              body += c.toString('utf8');
+            });
+            res.on('end', () => done(body));
+          }).on('error', fail),
+        );
+      let answer = '';
+      for (let i = 0; i < 120 && !answer.includes('"value":['); i++) {
+        if (i > 0) await sleep(500);
+        answer = await query('siteplane_database_up{job="siteplane"} == 1').catch((e: Error) => e.message);
+      }
+      expect(answer).toMatch(/"instance":"siteplane\.example\.com:443"/);
+      expect(answer).toMatch(/"value":\[[0-9.]+,"1"\]/);
+    },
+    6 * 60_000,
+  );
 
   it('the service does its work under the sandbox: a site on a dry-run server is installed', async () => {
     const server = await https('POST', '/api/v1/servers', {
