@@ -260,7 +260,12 @@ run_sshd() {
 # the host a cgroup v2 hierarchy of its own (Debian 13's systemd refuses v1). It joins the host's
 # network namespace; /etc/hosts and the empty resolv.conf stay as written above.
 boot_systemd() {
-  local dir="$1" root="$2" ns="$3" name="$4"
+  local dir="$1" root="$2" ns="$3" name="$4" command
+  # What Debian's systemd-sysv adds to a machine booted with systemd (the image has systemd alone):
+  # /sbin/init, without which invoke-rc.d takes it for a machine with no init system and a package's
+  # install does not start its service, and the power commands.
+  ln -sfn ../lib/systemd/systemd "$root/usr/sbin/init"
+  for command in halt poweroff reboot shutdown; do ln -sfn ../bin/systemctl "$root/usr/sbin/$command"; done
   setsid env SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1 systemd-nspawn --quiet --boot --register=no --keep-unit \
     --directory="$root" --machine="$name" --network-namespace-path="/run/netns/$ns" \
     --resolv-conf=off --timezone=off --link-journal=no --console=read-only </dev/null >"$dir/sshd.log" 2>&1 &

@@ -54,9 +54,9 @@ const metricsToken = randomBytes(32).toString('hex');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A shell script run as root on the machine, in WORK, stopping at the first failing command. */
-async function shell(script: string, timeoutMs = 60_000): Promise<string> {
+async function shell(script: string, timeoutMs = 60_000, env: Record<string, string> = {}): Promise<string> {
   const ran = await hostRun(host, 'bash', ['-euo', 'pipefail', '-c', `cd ${WORK}\n${script}`], {
-    env: HARNESS_ENV,
+    env: { ...HARNESS_ENV, ...env },
     timeoutMs,
   });
   if (ran.code !== 0) throw new Error(`exit ${ran.code}:\n${script}\n--- stdout\n${ran.stdout}\n--- stderr\n${ran.stderr}`);
@@ -138,6 +138,21 @@ async function createSite(server: { uuid: string; user: string }, label: string)
   return uuid;
 }
 
+/** A dry-run server with a user `deploy`, through the proxy (kept in `servers`). */
+async function createServer(): Promise<void> {
+  const server = await https('POST', '/api/v1/servers', {
+    bearer: token,
+    body: { name: 'web-1', ip: '127.0.0.1', connection: 'dry-run', facts: {} },
+  });
+  expect(server.status, server.body).toBe(201);
+  const user = await https('POST', `/api/v1/servers/${server.json().uuid}/users`, {
+    bearer: token,
+    body: { username: 'deploy' },
+  });
+  expect(user.status, user.body).toBe(201);
+  servers.push({ uuid: server.json().uuid, user: user.json().uuid });
+}
+
 /** The sites of the dry-run server, as its list answers. */
 async function siteUuids(): Promise<string[]> {
   const list = await https('GET', `/api/v1/sites?server=${servers[0]?.uuid}`, { bearer: token });
@@ -170,7 +185,7 @@ describe('docs/operating.md on a bare Debian 13 machine with systemd (issue 13: 
   it(
     'section 1, as written: Node from Debian, the tarball, the user, the unit; the journal says it listens',
     async () => {
-      const install = blockWith(OPERATING, 'sh', 'systemctl enable --now siteplane');
+      const install = blockWith(OPERATING, 'sh', 'npm install -g');
       const follow = /^journalctl -u siteplane -f\s+# "(.+)"$/m.exec(install);
       expect(follow, 'the block ends by following the journal for the listening line').not.toBeNull();
       // `journalctl -f` follows for ever: the line its comment names is waited for instead.
@@ -234,7 +249,7 @@ describe('docs/operating.md on a bare Debian 13 machine with systemd (issue 13: 
       expect(made.status, made.stderr).toBe(0);
       ca = readFileSync(join(live, 'fullchain.pem'), 'utf8');
       await shell('apt-get install -y nginx >/dev/null', 5 * 60_000);
-      writeFileSync(join(host.root, 'etc/nginx/sites-enabled/siteplane'), blockWith(OPERATING, 'nginx', 'proxy_pass'));
+      writeFileSync(join(host.root, 'etc/nginx/sites-enabled/siteplane'), blockWith(OPERATING, 'nginx', 'listen 443 ssl'));
       await shell('nginx -t 2>&1 && systemctl reload nginx');
       const health = await httpsUntil('/api/v1/health', (a) => a.status === 200);
       expect(health.json().parts).toEqual({ database: 'ok', worker: 'ok', acme: 'ok' });
@@ -309,17 +324,7 @@ describe('docs/operating.md on a bare Debian 13 machine with systemd (issue 13: 
   );
 
   it('the service does its work under the sandbox: a site on a dry-run server is installed', async () => {
-    const server = await https('POST', '/api/v1/servers', {
-      bearer: token,
-      body: { name: 'web-1', ip: '127.0.0.1', connection: 'dry-run', facts: {} },
-    });
-    expect(server.status, server.body).toBe(201);
-    const user = await https('POST', `/api/v1/servers/${server.json().uuid}/users`, {
-      bearer: token,
-      body: { username: 'deploy' },
-    });
-    expect(user.status, user.body).toBe(201);
-    servers.push({ uuid: server.json().uuid, user: user.json().uuid });
+    await createServer();
     kept.push(await createSite(servers[0] as { uuid: string; user: string }, 'kept'));
   }, 120_000);
 
@@ -352,4 +357,49 @@ describe('docs/operating.md on a bare Debian 13 machine with systemd (issue 13: 
     await createSite(servers[0] as { uuid: string; user: string }, 'after-restore');
     expect((await shell('systemctl --failed --no-legend --plain')).trim()).toBe('');
   }, 300_000);
+
+  it(
+    'section 3 as written: PostgreSQL beside it, a second API-only process, both behind the proxy',
+    async () => {
+      await shell(blockWith(OPERATING, 'sh', 'CREATE ROLE siteplane'), 10 * 60_000);
+      // nginx: the upstream block, and the server block of section 2 passing to it.
+      const upstream = blockWith(OPERATING, 'nginx', 'upstream siteplane').split('\n')[0] as string;
+      const proxy = blockWith(OPERATING, 'nginx', 'listen 443 ssl').replace(
+        'proxy_pass http://127.0.0.1:8080;',
+        'proxy_pass http://siteplane;',
+      );
+      writeFileSync(join(host.root, 'etc/nginx/sites-enabled/siteplane'), `${upstream}\n${proxy}`);
+      await shell('nginx -t 2>&1 && systemctl reload nginx');
+      expect((await shell('systemctl is-active siteplane siteplane-api2')).split('\n').slice(0, 2)).toEqual(['active', 'active']);
+      // A new database: the first token again, with the command of section 1.
+      token = /^(sp_\S+)$/m.exec(await shell(/The first token: `([^`]+)`/.exec(OPERATING)?.[1] as string))?.[1] ?? '';
+      expect(token).not.toBe('');
+      // Each process asked directly, on the machine (Node is there): what the proxy hides.
+      const direct = async (port: number, path: string): Promise<JsonBody> =>
+        JSON.parse(
+          await shell(
+            `node -e 'fetch("http://127.0.0.1:${port}${path}", { headers: { authorization: "Bearer " + process.env.T } }).then((r) => r.text()).then((t) => process.stdout.write(t))'`,
+            30_000,
+            { T: token },
+          ),
+        );
+      for (const unit of ['siteplane', 'siteplane-api2']) {
+        const started = await shell(`journalctl -u ${unit} --no-pager -o cat | grep -c 'storage: PostgreSQL' || true`);
+        expect(Number(started.trim()), unit).toBeGreaterThan(0);
+      }
+      expect((await direct(8081, '/api/v1/health')).parts?.database).toBe('ok');
+      // Creates through the proxy (nginx takes turns between the two), each installed by the one
+      // worker (process 1's), each in both processes' lists on the next request.
+      await httpsUntil('/api/v1/health', (a) => a.status === 200, token);
+      servers.length = 0;
+      await createServer();
+      const created: string[] = [];
+      for (let i = 0; i < 4; i++) created.push(await createSite(servers[0] as { uuid: string; user: string }, `pg-${i}`));
+      for (const port of [8080, 8081]) {
+        const list = await direct(port, `/api/v1/sites?server=${servers[0]?.uuid}`);
+        expect((list.data as { uuid: string }[] | undefined)?.map((site) => site.uuid)).toEqual(created);
+      }
+    },
+    15 * 60_000,
+  );
 });
