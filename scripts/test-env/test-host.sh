@@ -282,6 +282,15 @@ stop_host() {
     for _ in $(seq 1 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -9 "$pid" 2>/dev/null || true
   fi
+  # systemd-nspawn killed (here or by anyone) does not take its host with it, as unshare's
+  # --kill-child does: the host's PID 1 goes, and every process of its PID namespace with it, when
+  # it is still this host's (its root is this host's directory).
+  local init
+  init="$(sed -n 's/^TEST_HOST_PID=//p' "$dir/env" 2>/dev/null || true)"
+  if [ -n "$init" ] && [ "/proc/$init/root/" -ef "$dir/root" ]; then
+    kill -9 "$init" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$init" 2>/dev/null || break; sleep 0.1; done
+  fi
   # What systemd-nspawn leaves of a host of this name (an empty directory it does not remove).
   rmdir "/run/systemd/nspawn/propagate/$1" 2>/dev/null || true
   if [ -f "$dir/net" ]; then

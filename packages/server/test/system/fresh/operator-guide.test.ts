@@ -399,6 +399,12 @@ describe('docs/operating.md on a bare Debian 13 machine with systemd (issue 13: 
         const list = await direct(port, `/api/v1/sites?server=${servers[0]?.uuid}`);
         expect((list.data as { uuid: string }[] | undefined)?.map((site) => site.uuid)).toEqual(created);
       }
+      // The SQLite backup's timer would now fail every night: the guide says so and turns it off.
+      const refused = await hostRun(host, 'systemctl', ['start', 'siteplane-backup.service']);
+      expect(refused.code).not.toBe(0);
+      expect(await shell('journalctl -t siteplane-backup --no-pager -o cat')).toContain('DATABASE_URL is set');
+      await shell(/turn it off \(`([^`]+)`\)/.exec(OPERATING)?.[1] as string);
+      expect(await shell('systemctl is-enabled siteplane-backup.timer || true')).toBe('disabled\n');
     },
     15 * 60_000,
   );
