@@ -1,5 +1,4 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Readable, Transform } from 'node:stream';
@@ -84,9 +83,12 @@ export class ArtifactStore {
     };
     body.on('error', (error) => meter.destroy(error));
     body.on('close', aborted);
+    // Created before anything streams: a refusal must find the file to remove (a write stream
+    // opening it itself could create it after the unlink below, leaving a .part behind).
+    const handle = await open(file, 'wx', 0o600);
     body.pipe(meter);
     try {
-      await pipeline(meter, createWriteStream(file, { flags: 'wx', mode: 0o600 }));
+      await pipeline(meter, handle.createWriteStream());
       if (bytes === 0) throw new ArtifactRejected('invalid_artifact', 'The body is empty: send the .tar.gz to deploy.');
       const verdict = await check.end();
       if (verdict) throw verdict;
