@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ACTIVATE, BESIDE, GO_LIVE } from '../../src/provisioning/deploy/activate-process.js';
 import { EXPORT, MIRROR } from '../../src/provisioning/deploy/fetch-git.js';
+import { FREE_PORT } from '../../src/provisioning/deploy/free-port.js';
 import { HEALTH } from '../../src/provisioning/deploy/health-check.js';
 import { DOTENV_BEGIN, DOTENV_BLOCK, DOTENV_END, dotenvBlock } from '../../src/provisioning/deploy/laravel-dotenv.js';
 import { renderCommandLauncher, renderLauncher, startOf } from '../../src/provisioning/deploy/launcher.js';
@@ -371,6 +372,24 @@ describe('HEALTH', () => {
       expect(requests).toBeGreaterThan(1);
     } finally {
       server.close();
+    }
+  });
+});
+
+describe('FREE_PORT', () => {
+  it("picks free ports outside this machine's ephemeral range, where no outgoing connection can take them", () => {
+    const [low = 0, high = 0] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    const ports = new Set<number>();
+    for (let i = 0; i < 40; i++) {
+      const result = sh('bash', `${FREE_PORT}\necho "$port"`, []);
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      ports.add(Number(result.stdout.trim()));
+    }
+    expect(ports.size).toBeGreaterThan(30);
+    for (const port of ports) {
+      expect(Number.isInteger(port) && port >= 1024 && port <= 65535).toBe(true);
+      if (low >= 21024) expect(port >= 20000 && port < low, `${port} in ${low}–${high}`).toBe(true);
+      else if (high <= 64511) expect(port).toBeGreaterThan(high);
     }
   });
 });
