@@ -103,18 +103,24 @@ function https(method: string, path: string, options: { bearer?: string; body?: 
   });
 }
 
-/** Asks until `ok` holds (a reload or a restart is asynchronous); at most `tries` times, 250 ms apart (a minute: CI runs this beside three other suites). */
-async function httpsUntil(path: string, ok: (a: Answer) => boolean, bearer?: string, tries = 240): Promise<Answer> {
-  let last: Answer | Error = new Error('not asked');
-  for (let i = 0; i < tries; i++) {
-    try {
-      last = await https('GET', path, { bearer });
-      if (ok(last)) return last;
-    } catch (error) {
-      last = error as Error;
-    }
-    await sleep(250);
+/**
+ * Reads until `ok` holds (a reload, a restart or a scrape is asynchronous), at most `tries` times
+ * `every` ms apart, and returns the last reading: the caller's expectation says what was wanted.
+ */
+async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, tries: number, every = 250): Promise<T> {
+  let value = await read();
+  for (let i = 1; i < tries && !ok(value); i++) {
+    await sleep(every);
+    value = await read();
   }
+  return value;
+}
+
+/** Asks until `ok` holds; at most `tries` times, 250 ms apart (a minute: CI runs this beside three other suites). */
+async function httpsUntil(path: string, ok: (a: Answer) => boolean, bearer?: string, tries = 240): Promise<Answer> {
+  const answered = (a: Answer | Error) => !(a instanceof Error) && ok(a);
+  const last = await until(() => https('GET', path, { bearer }).catch((error: Error) => error), answered, tries);
+  if (!(last instanceof Error) && ok(last)) return last;
   throw new Error(
     `GET ${path} never answered as expected: ${last instanceof Error ? last.message : `${last.status} ${last.body}`}`,
   );
@@ -192,11 +198,11 @@ describe('docs/operating.md on a bare Debian 13 machine with systemd (issue 13: 
       const script = install.replace(follow?.[0] as string, '').replaceAll('<version>', VERSION);
       await shell(script, 15 * 60_000);
       const listening = follow?.[1] as string;
-      let journal = '';
-      for (let i = 0; i < 240 && !journal.includes(listening); i++) {
-        journal = await shell('journalctl -u siteplane --no-pager -o cat');
-        if (!journal.includes(listening)) await sleep(250);
-      }
+      const journal = await until(
+        () => shell('journalctl -u siteplane --no-pager -o cat'),
+        (text) => text.includes(listening),
+        240,
+      );
       expect(journal).toContain(listening);
       // The unit as installed: active, under its own user, as sandboxed as the guide says.
       expect((await shell('systemctl is-active siteplane')).trim()).toBe('active');
@@ -255,24 +261,13 @@ describe('docs/operating.md on a bare Debian 13 machine with systemd (issue 13: 
       expect(health.json().parts).toEqual({ database: 'ok', worker: 'ok', acme: 'ok' });
       expect((await https('GET', '/api/v1/servers')).status).toBe(401);
       // Port 80: the old workers of the reload may still take a connection for a moment.
-      let redirect = '';
-      for (let i = 0; i < 40 && !redirect.startsWith('301'); i++) {
-        if (i > 0) await sleep(250);
-        redirect = spawnSync(
-          'curl',
-          [
-            '-sS',
-            '-o',
-            '/dev/null',
-            '-w',
-            '%{http_code} %{redirect_url}',
-            '-H',
-            `host: ${DOMAIN}`,
-            `http://${host.address}/api/v1/health`,
-          ],
-          { encoding: 'utf8', timeout: 15_000 },
-        ).stdout;
-      }
+      const curl = ['-sS', '-o', '/dev/null', '-w', '%{http_code} %{redirect_url}', '-H', `host: ${DOMAIN}`];
+      const redirect = await until(
+        async () =>
+          spawnSync('curl', [...curl, `http://${host.address}/api/v1/health`], { encoding: 'utf8', timeout: 15_000 }).stdout,
+        (answer) => answer.startsWith('301'),
+        40,
+      );
       expect(redirect).toBe(`301 https://${DOMAIN}/api/v1/health`);
     },
     6 * 60_000,
@@ -312,11 +307,12 @@ describe('docs/operating.md on a bare Debian 13 machine with systemd (issue 13: 
             res.on('end', () => done(body));
           }).on('error', fail),
         );
-      let answer = '';
-      for (let i = 0; i < 120 && !answer.includes('"value":['); i++) {
-        if (i > 0) await sleep(500);
-        answer = await query('siteplane_database_up{job="siteplane"} == 1').catch((e: Error) => e.message);
-      }
+      const answer = await until(
+        () => query('siteplane_database_up{job="siteplane"} == 1').catch((e: Error) => e.message),
+        (body) => body.includes('"value":['),
+        120,
+        500,
+      );
       expect(answer).toMatch(/"instance":"siteplane\.example\.com:443"/);
       expect(answer).toMatch(/"value":\[[0-9.]+,"1"\]/);
     },
@@ -386,13 +382,12 @@ describe('docs/operating.md on a bare Debian 13 machine with systemd (issue 13: 
       // `systemctl restart` returns once the process runs (Type=simple); it listens after its
       // migrations, later on a loaded machine: each unit's journal is read until it says so.
       for (const unit of ['siteplane', 'siteplane-api2']) {
-        let started = 0;
-        for (let i = 0; i < 240 && started === 0; i++) {
-          if (i > 0) await sleep(250);
-          started = Number(
-            (await shell(`journalctl -u ${unit} --no-pager -o cat | grep -c 'storage: PostgreSQL' || true`)).trim(),
-          );
-        }
+        const started = await until(
+          async () =>
+            Number((await shell(`journalctl -u ${unit} --no-pager -o cat | grep -c 'storage: PostgreSQL' || true`)).trim()),
+          (lines) => lines > 0,
+          240,
+        );
         expect(started, unit).toBeGreaterThan(0);
       }
       expect((await direct(8081, '/api/v1/health')).parts?.database).toBe('ok');
