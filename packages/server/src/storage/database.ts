@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
-import { migrations } from './migrations/index.js';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { MIGRATION_TABLE, migrations, newerMigrations } from './migrations/index.js';
 import { loadPg } from './pg-driver.js';
 import type { Database } from './schema.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
@@ -19,7 +19,13 @@ export interface Storage {
 /** SQLite file (default) or PostgreSQL when a URL is given; migrations run before use. */
 export async function openStorage(options: { databaseUrl?: string | null; sqliteFile: string }): Promise<Storage> {
   const storage = options.databaseUrl ? await openPostgres(options.databaseUrl) : openSqlite(options.sqliteFile);
-  await migrate(storage.db);
+  try {
+    await migrate(storage.db);
+  } catch (error) {
+    // The pool and SQLite's checkpoint thread would keep a failed `serve` or `restore` from exiting.
+    await storage.close().catch(() => undefined);
+    throw error;
+  }
   return storage;
 }
 
@@ -58,10 +64,28 @@ async function openPostgres(url: string): Promise<Storage> {
 }
 
 async function migrate(db: Kysely<Database>): Promise<void> {
+  const newer = await migrationsUnknownHere(db);
+  if (newer.length > 0) {
+    // Kysely would say "corrupted migrations": the database is fine, this version is older than it.
+    throw new Error(
+      `this database was upgraded by a newer Siteplane: it has ${newer.length === 1 ? 'migration' : 'migrations'} ${newer.join(', ')}, which this version does not know. ` +
+        'A downgrade needs the database as it was before the upgrade: restore the backup taken then (docs/operating.md, section 4), or run the newer version.',
+    );
+  }
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
   }
+}
+
+/** The migrations the database records that this version has not got: none on a new database (no table yet). */
+async function migrationsUnknownHere(db: Kysely<Database>): Promise<string[]> {
+  const recorded = await sql<{ name: string }>`SELECT name FROM ${sql.table(MIGRATION_TABLE)}`.execute(db).then(
+    (result) => result.rows.map((row) => row.name),
+    // No table yet; any other failure is the migrator's to report, just below.
+    () => [],
+  );
+  return newerMigrations(recorded);
 }

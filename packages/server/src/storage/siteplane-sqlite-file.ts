@@ -1,8 +1,5 @@
 import SQLite from 'better-sqlite3';
-import { migrations } from './migrations/index.js';
-
-/** The table Kysely's migrator keeps its applied migrations in (one row per migration, by name). */
-const MIGRATION_TABLE = 'kysely_migration';
+import { MIGRATION_TABLE, newerMigrations } from './migrations/index.js';
 
 export interface SiteplaneSqliteSummary {
   /** The latest migration applied to the file: which Siteplane schema it holds. */
@@ -62,7 +59,7 @@ export function unknownMigrations(file: string): string[] {
   const db = new SQLite(file, { fileMustExist: true });
   try {
     const applied = db.prepare(`SELECT name FROM ${MIGRATION_TABLE}`).all() as { name: string }[];
-    return applied.map((m) => m.name).filter((name) => !(name in migrations));
+    return newerMigrations(applied.map((m) => m.name));
   } finally {
     db.close();
   }

@@ -15,6 +15,8 @@ export interface MigrationDatabase {
   db: Kysely<Database>;
   /** Siteplane's migrations over db, to stop at an earlier one before seeding rows as they were. */
   migrator: Migrator;
+  /** Where it is, as `siteplane serve` is told: DATABASE_URL, or the data directory of its siteplane.db. */
+  env: { DATABASE_URL: string } | { SITEPLANE_DATA_DIR: string };
   /** Closes db and drops it (PostgreSQL) or removes its directory (SQLite). */
   drop(): Promise<void>;
 }
@@ -24,18 +26,22 @@ export async function migrationDatabase(label: string): Promise<MigrationDatabas
   const dir = mkdtempSync(join(tmpdir(), `siteplane-${label}-`));
   const dbName = `sp_${label}_${randomBytes(6).toString('hex')}`;
   let db: Kysely<Database>;
+  let env: MigrationDatabase['env'];
   if (TEST_DB === 'postgres') {
     await admin(`CREATE DATABASE ${dbName}`);
-    const pool = new pg.Pool({ connectionString: PG_ADMIN.replace(/\/[^/]*$/, `/${dbName}`), max: 4 });
+    env = { DATABASE_URL: PG_ADMIN.replace(/\/[^/]*$/, `/${dbName}`) };
+    const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: 4 });
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   } else {
-    const sqlite = new SQLite(join(dir, 'db.sqlite'));
+    env = { SITEPLANE_DATA_DIR: dir };
+    const sqlite = new SQLite(join(dir, 'siteplane.db'));
     sqlite.pragma('foreign_keys = ON');
     db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   }
   return {
     db,
     migrator: new Migrator({ db, provider: { getMigrations: async () => migrations } }),
+    env,
     async drop() {
       await db.destroy();
       rmSync(dir, { recursive: true, force: true });

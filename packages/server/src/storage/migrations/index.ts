@@ -39,3 +39,14 @@ export const migrations: Record<string, Migration> = {
   '017_backfill_hook_profiles': m017,
   '018_jobs_running': m018,
 };
+
+/** The table Kysely's migrator keeps its applied migrations in (its default name; one row per migration). */
+export const MIGRATION_TABLE = 'kysely_migration';
+
+/**
+ * Of the migrations a database records, those this version has not got: a newer Siteplane ran them,
+ * and migrations only go forward, so this version must not use that database.
+ */
+export function newerMigrations(recorded: string[]): string[] {
+  return recorded.filter((name) => !Object.hasOwn(migrations, name)).sort();
+}
