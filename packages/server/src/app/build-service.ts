@@ -263,6 +263,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     logger,
     version: VERSION,
     rateLimit: { perToken: config.rateLimit, perAddress: config.rateLimitAddress },
+    trustedProxies: config.trustedProxies.map((range) => range.text),
     deploymentTrigger: overrides.deploymentTrigger ?? pushTrigger(useCases),
     sourceBranchOf: overrides.sourceBranchOf ?? sourceBranchOf(useCases),
     health: serviceHealth({ db: storage.db, clock, worker, acme: acmeOrders }),

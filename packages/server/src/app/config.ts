@@ -3,7 +3,7 @@ import { UUID_RE } from '../domain/field-errors.js';
 import { DB_ENGINE_SOURCES, type DbEngineSource } from '../domain/sites/engine-offer.js';
 import { PHP_SOURCES, type PhpSource } from '../domain/sites/php-offer.js';
 import { DEFAULT_ALLOWED_TARGETS, parseAllowedTargets } from '../egress/address-policy.js';
-import type { Cidr } from '../egress/ip-ranges.js';
+import { type Cidr, parseCidrList } from '../egress/ip-ranges.js';
 import { appSourceProblem } from '../provisioning/steps/app-source.js';
 
 /** Every setting of ARCHITECTURE §2 "Configuration", validated once at start; all problems listed. */
@@ -68,6 +68,13 @@ export interface Config {
    * (servers, VC baseUrls, git remotes, owned-zone A records). Public addresses are always allowed.
    */
   allowedTargets: readonly Cidr[];
+  /**
+   * SITEPLANE_TRUSTED_PROXIES, parsed: the reverse proxies whose X-Forwarded-For, -Proto and -Host
+   * are believed (the client's address for the per-address rate limit, the scheme and host of
+   * hook URLs). None by default: a client talking to the API directly could otherwise name any
+   * address and get a fresh budget with each.
+   */
+  trustedProxies: readonly Cidr[];
   /** SITEPLANE_RATE_LIMIT: requests a minute per token (0 = no limit). */
   rateLimit: number;
   /** SITEPLANE_RATE_LIMIT_ADDRESS: requests a minute per client address without a valid token (0 = no limit). */
@@ -182,6 +189,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     problems.push(`SITEPLANE_LOCAL_SERVER must be on or off (got "${localServer}")`);
   const allowedTargets = parseAllowedTargets(str('SITEPLANE_ALLOWED_TARGETS', DEFAULT_ALLOWED_TARGETS));
   problems.push(...allowedTargets.problems);
+  const trustedProxies = parseCidrList('SITEPLANE_TRUSTED_PROXIES', str('SITEPLANE_TRUSTED_PROXIES', ''));
+  problems.push(...trustedProxies.problems);
 
   const metricsToken = opt('SITEPLANE_METRICS_TOKEN');
   if (metricsToken !== null && (metricsToken.length < 16 || /\s/.test(metricsToken)))
@@ -231,6 +240,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     runWorker: str('SITEPLANE_WORKER', 'on') !== 'off',
     localServer: localServer === 'on',
     allowedTargets: allowedTargets.ranges,
+    trustedProxies: trustedProxies.ranges,
     rateLimit: int('SITEPLANE_RATE_LIMIT', 1200, 0, 1_000_000),
     rateLimitAddress: int('SITEPLANE_RATE_LIMIT_ADDRESS', 300, 0, 1_000_000),
     quotas: {

@@ -8,7 +8,7 @@
  * they reach an IPv4 address this check never saw. IPv6 outside 2000::/3 is not unicast space in
  * use on the Internet, so it is never public either.
  */
-import { type Cidr, cidr, type IpAddress, inRange, parseCidr, parseIp } from './ip-ranges.js';
+import { type Cidr, cidr, type IpAddress, inRange, parseCidrList, parseIp } from './ip-ranges.js';
 
 export type AddressKind =
   | 'unspecified'
@@ -64,16 +64,8 @@ export const DEFAULT_ALLOWED_TARGETS = '10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,
 
 /** The ranges of SITEPLANE_ALLOWED_TARGETS (comma-separated; `none` for public addresses only). */
 export function parseAllowedTargets(raw: string): { ranges: Cidr[]; problems: string[] } {
-  const ranges: Cidr[] = [];
-  const problems: string[] = [];
-  if (raw.trim().toLowerCase() === 'none') return { ranges, problems };
-  for (const entry of raw.split(',').map((s) => s.trim())) {
-    if (entry === '') continue;
-    const parsed = parseCidr(entry);
-    if (typeof parsed === 'string') problems.push(`SITEPLANE_ALLOWED_TARGETS entry ${parsed}`);
-    else ranges.push(parsed);
-  }
-  return { ranges, problems };
+  if (raw.trim().toLowerCase() === 'none') return { ranges: [], problems: [] };
+  return parseCidrList('SITEPLANE_ALLOWED_TARGETS', raw);
 }
 
 /** The kind of a special-purpose address; null for a public one. */

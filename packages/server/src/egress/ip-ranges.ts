@@ -50,6 +50,19 @@ export function parseCidr(text: string): Cidr | string {
   return { family, base, prefix, text: `${format(family, base)}/${prefix}` };
 }
 
+/** A setting's comma-separated addresses and ranges (empty entries skipped); a problem per bad entry, naming the setting. */
+export function parseCidrList(setting: string, raw: string): { ranges: Cidr[]; problems: string[] } {
+  const ranges: Cidr[] = [];
+  const problems: string[] = [];
+  for (const entry of raw.split(',').map((s) => s.trim())) {
+    if (entry === '') continue;
+    const parsed = parseCidr(entry);
+    if (typeof parsed === 'string') problems.push(`${setting} entry ${parsed}`);
+    else ranges.push(parsed);
+  }
+  return { ranges, problems };
+}
+
 /** A range written in this file; throws on a typo, at module load. */
 export function cidr(text: string): Cidr {
   const parsed = parseCidr(text);

@@ -50,6 +50,12 @@ export interface HttpDeps {
   };
   /** Requests a minute per token and per client address without a valid token; 0 turns one off. Health and docs are exempt. */
   rateLimit: { perToken: number; perAddress: number };
+  /**
+   * Addresses and ranges (`127.0.0.1/32`) of the reverse proxies in front: a request from one of
+   * them is taken to be from the address its X-Forwarded-For names, over the scheme and host its
+   * X-Forwarded-Proto and -Host name. Empty: the socket's own address, scheme and Host.
+   */
+  trustedProxies: readonly string[];
   /** Starts deployments for push webhooks and trigger URLs. */
   deploymentTrigger: DeploymentTrigger;
   /** The branch a webhook without explicit branches deploys (the site's source branch). */
@@ -88,6 +94,7 @@ export function buildHttp(deps: HttpDeps): { app: FastifyInstance; openapi: Retu
     bodyLimit: BODY_LIMIT,
     // Per-request lines are off: at thousands of requests a second they cost more than the request.
     logController: new LogController({ disableRequestLogging: true }),
+    trustProxy: deps.trustedProxies.length > 0 ? [...deps.trustedProxies] : false,
     genReqId: () => `req_${Date.now().toString(36)}${(n++).toString(36)}`,
     routerOptions: { ignoreTrailingSlash: true },
     // Errors raised before routing (a URL whose %-encoding is broken) get problem+json too.

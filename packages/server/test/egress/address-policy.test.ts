@@ -147,4 +147,17 @@ describe('configuration', () => {
       'SITEPLANE_ALLOWED_TARGETS entry "localhost" is not an address or CIDR range',
     ]);
   });
+
+  it('SITEPLANE_TRUSTED_PROXIES: none by default; addresses and ranges, each bad entry named', () => {
+    expect(loadConfig({}).trustedProxies).toEqual([]);
+    expect(loadConfig({ SITEPLANE_TRUSTED_PROXIES: ' 127.0.0.1, ::1 ,10.8.0.0/16 ' }).trustedProxies.map((r) => r.text)).toEqual([
+      '127.0.0.1/32',
+      '::1/128',
+      '10.8.0.0/16',
+    ]);
+    expect(problems({ SITEPLANE_TRUSTED_PROXIES: 'proxy.internal,10.8.0.1/16' })).toEqual([
+      'SITEPLANE_TRUSTED_PROXIES entry "proxy.internal" is not an address or CIDR range',
+      'SITEPLANE_TRUSTED_PROXIES entry "10.8.0.1/16" has host bits set (the range is 10.8.0.0/16)',
+    ]);
+  });
 });

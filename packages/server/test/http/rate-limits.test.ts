@@ -46,4 +46,36 @@ describe(`rate limits per token and per address on ${TEST_DB} (ARCHITECTURE §2 
       await t.stop();
     }
   });
+
+  it('behind a proxy in SITEPLANE_TRUSTED_PROXIES each client is counted by the address X-Forwarded-For names; elsewhere the header is not believed', async () => {
+    const t = await startTestService({
+      env: { SITEPLANE_RATE_LIMIT_ADDRESS: '2', SITEPLANE_TRUSTED_PROXIES: '10.0.0.5, 192.0.2.0/24' },
+    });
+    const untrusted = await startTestService({ env: { SITEPLANE_RATE_LIMIT_ADDRESS: '2' } });
+    const from = (service: TestService, remoteAddress: string, forwardedFor: string) =>
+      service.app
+        .inject({ method: 'GET', url: '/api/v1/servers', headers: { 'x-forwarded-for': forwardedFor }, remoteAddress })
+        .then((res) => res.statusCode);
+    try {
+      // Through the proxy: one budget per client address.
+      expect([await from(t, '10.0.0.5', '203.0.113.1'), await from(t, '10.0.0.5', '203.0.113.1')]).toEqual([401, 401]);
+      expect(await from(t, '10.0.0.5', '203.0.113.1')).toBe(429);
+      expect(await from(t, '10.0.0.5', '203.0.113.2')).toBe(401);
+      // A client that sends its own X-Forwarded-For gets the proxy's appended after it: still counted as itself.
+      expect(await from(t, '10.0.0.5', '198.51.100.99, 203.0.113.1')).toBe(429);
+      // Through two trusted proxies (a range), the first untrusted address from the right.
+      expect(await from(t, '192.0.2.10', '203.0.113.1, 10.0.0.5')).toBe(429);
+      // Not from a trusted proxy: counted by its own address, whatever it names.
+      const direct = [];
+      for (const claimed of ['203.0.113.7', '203.0.113.8', '203.0.113.9']) direct.push(await from(t, '198.51.100.1', claimed));
+      expect(direct).toEqual([401, 401, 429]);
+      // With no trusted proxies (the default) the header is never believed.
+      const plain = [];
+      for (const claimed of ['203.0.113.7', '203.0.113.8', '203.0.113.9']) plain.push(await from(untrusted, '10.0.0.5', claimed));
+      expect(plain).toEqual([401, 401, 429]);
+    } finally {
+      await t.stop();
+      await untrusted.stop();
+    }
+  });
 });

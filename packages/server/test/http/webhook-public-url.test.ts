@@ -15,16 +15,21 @@ describe(`hook URLs with SITEPLANE_PUBLIC_URL (${TEST_DB})`, () => {
   let github: GitHubStandin;
   let s: TestService;
   let plain: TestService;
+  let proxied: TestService;
 
   beforeAll(async () => {
     fixture = makeFixture();
     github = await startGitHubStandin(fixture);
     s = await startTestService({ env: { SITEPLANE_ALLOWED_TARGETS: LOOPBACK_TARGETS, SITEPLANE_PUBLIC_URL: `${PUBLIC}/` } });
     plain = await startTestService({ env: { SITEPLANE_ALLOWED_TARGETS: LOOPBACK_TARGETS } });
+    proxied = await startTestService({
+      env: { SITEPLANE_ALLOWED_TARGETS: LOOPBACK_TARGETS, SITEPLANE_TRUSTED_PROXIES: '10.0.0.5' },
+    });
   });
   afterAll(async () => {
     await s?.stop();
     await plain?.stop();
+    await proxied?.stop();
     await github?.server.close();
   });
 
@@ -63,5 +68,25 @@ describe(`hook URLs with SITEPLANE_PUBLIC_URL (${TEST_DB})`, () => {
       headers: { ...auth(plain.token), host: 'internal:8080' },
     });
     expect(got.json().urls.github).toBe(`http://internal:8080/api/v1/hooks/github/${site}`);
+  });
+
+  it("behind a proxy in SITEPLANE_TRUSTED_PROXIES, its X-Forwarded-Proto and -Host; anyone else's are not believed", async () => {
+    const forwarded = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'deploy.example.com' };
+    const urlFrom = async (t: TestService, site: string, remoteAddress: string) =>
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: `/api/v1/sites/${site}/webhook`,
+          headers: { ...auth(t.token), host: 'internal:8080', ...forwarded },
+          remoteAddress,
+        })
+      ).json().urls.github;
+    const site = await createSite(proxied, 'proxied-url.example.com');
+    await configure(proxied, site, {});
+    expect(await urlFrom(proxied, site, '10.0.0.5')).toBe(`https://deploy.example.com/api/v1/hooks/github/${site}`);
+    expect(await urlFrom(proxied, site, '10.0.0.6')).toBe(`http://internal:8080/api/v1/hooks/github/${site}`);
+    const direct = await createSite(plain, 'unproxied-url.example.com');
+    await configure(plain, direct, {});
+    expect(await urlFrom(plain, direct, '10.0.0.5')).toBe(`http://internal:8080/api/v1/hooks/github/${direct}`);
   });
 });
