@@ -9,6 +9,8 @@ import { EgressPolicy, type ResolveHost } from '../egress/egress-policy.js';
 import { guardedFetch } from '../egress/guarded-fetch.js';
 import { cachedAuthenticator } from '../http/auth.js';
 import { buildHttp } from '../http/build-http.js';
+import { RateLimiter } from '../http/rate-limit.js';
+import { type RateLimitSharing, rateLimitSharing } from '../http/rate-limit-sharing.js';
 import type { ResponseMismatch } from '../http/response-check.js';
 import { ApiPressure } from '../jobs/api-pressure.js';
 import { DeploySlots } from '../jobs/deploy-slots.js';
@@ -69,6 +71,8 @@ export interface Service {
   openapi: unknown;
   /** The service's metrics (updated whether or not a scrape is configured; cheap). */
   metrics: ServiceMetrics;
+  /** On PostgreSQL: the rate limits' counts shared with the other processes each second (null on SQLite: one process). */
+  rateLimitSharing: RateLimitSharing | null;
   /** SITEPLANE_METRICS_ADDRESS set: starts its listener and answers its address; otherwise null. */
   listenMetrics(): Promise<string | null>;
   close(): Promise<void>;
@@ -255,6 +259,10 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
   // With an address of its own, /metrics is served only there; on the API's listener only with a token.
   const scrapeOnApi = authorized && !config.metrics.address ? { authorized, render } : null;
   const metricsListener = config.metrics.address ? new MetricsListener(render, authorized) : null;
+  const now = () => clock.now().getTime();
+  const limiter = new RateLimiter(config.rateLimit, config.rateLimitAddress, now);
+  const limited = config.rateLimit > 0 || config.rateLimitAddress > 0;
+  const sharing = storage.dialect === 'postgres' && limited ? rateLimitSharing(limiter, storage.db, logger, now) : null;
   const { app, openapi } = buildHttp({
     useCases,
     authenticate: cachedAuthenticator((token) => actorForToken(storage.db, token)),
@@ -262,7 +270,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     clock,
     logger,
     version: VERSION,
-    rateLimit: { perToken: config.rateLimit, perAddress: config.rateLimitAddress },
+    limiter,
     trustedProxies: config.trustedProxies.map((range) => range.text),
     deploymentTrigger: overrides.deploymentTrigger ?? pushTrigger(useCases),
     sourceBranchOf: overrides.sourceBranchOf ?? sourceBranchOf(useCases),
@@ -278,6 +286,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     void artifacts.sweep(storage.db).catch((error) => logger.warn({ err: error }, 'removing finished deploy artifacts failed'));
   eventRetention?.start();
   webhooks?.start();
+  sharing?.start();
   return {
     app,
     storage,
@@ -287,6 +296,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     logger,
     openapi,
     metrics,
+    rateLimitSharing: sharing,
     async listenMetrics() {
       const address = config.metrics.address;
       return metricsListener && address ? metricsListener.listen(address.host, address.port) : null;
@@ -294,6 +304,7 @@ export async function buildService(config: Config, overrides: ServiceOverrides =
     async close() {
       await metricsListener?.close();
       await app.close();
+      await sharing?.stop();
       await renewals?.stop();
       await eventRetention?.stop();
       await webhooks?.stop();

@@ -23,7 +23,7 @@ import { MalformedJson } from './malformed-json.js';
 import { buildOpenApi } from './openapi.js';
 import { sendProblem } from './problem.js';
 import { assertQueryShape } from './query-shape.js';
-import { RateLimiter } from './rate-limit.js';
+import type { RateLimiter } from './rate-limit.js';
 import { type ResponseMismatch, responseCheck } from './response-check.js';
 import type { RouteDef } from './route.js';
 import { apiRoutes } from './routes/index.js';
@@ -48,8 +48,8 @@ export interface HttpDeps {
     requestDuration: Histogram<'route' | 'method' | 'status'>;
     scrape: { authorized(authorization: string | undefined): boolean; render(): Promise<string> } | null;
   };
-  /** Requests a minute per token and per client address without a valid token; 0 turns one off. Health and docs are exempt. */
-  rateLimit: { perToken: number; perAddress: number };
+  /** Requests a minute per token and per client address without a valid token (health and docs are exempt). */
+  limiter: RateLimiter;
   /**
    * Addresses and ranges (`127.0.0.1/32`) of the reverse proxies in front: a request from one of
    * them is taken to be from the address its X-Forwarded-For names, over the scheme and host its
@@ -70,7 +70,7 @@ const BODY_LIMIT = 1024 * 1024;
 export function buildHttp(deps: HttpDeps): { app: FastifyInstance; openapi: ReturnType<typeof buildOpenApi> } {
   registerFormats();
   let n = 0;
-  const limiter = new RateLimiter(deps.rateLimit.perToken, deps.rateLimit.perAddress, () => deps.clock.now().getTime());
+  const { limiter } = deps;
   const observe = deps.metrics ? requestObserver(deps.metrics.requestDuration) : undefined;
   const { peek } = deps.authenticate;
   const answerCached = peek ? cachedReads({ siteLists: deps.useCases.siteLists, peekActor: peek, limiter, observe }) : null;

@@ -146,6 +146,8 @@ export interface Database {
   /** Migration 004: scoped to the token's team set; the response sealed; a reservation leased to its request. */
   /** Migration 010: per server, bumped by PostgreSQL triggers on every change to its site list (empty on SQLite). */
   site_list_versions: { server_uuid: string; version: string | number };
+  /** Minute: whole minutes since the epoch. */
+  rate_limit_counts: { key: string; minute: number; count: number };
   idempotency_keys: {
     account_uuid: string;
     /** SHA-256 (hex) of the token's team uuids, sorted, joined by commas. */

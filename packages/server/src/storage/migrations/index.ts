@@ -17,6 +17,7 @@ import * as m015 from './015_outgoing_webhook_controls.js';
 import * as m016 from './016_webhook_provider_hooks.js';
 import * as m017 from './017_backfill_hook_profiles.js';
 import * as m018 from './018_jobs_running.js';
+import * as m019 from './019_rate_limit_counts.js';
 
 /** Numbered, forward-only; the same list for SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
@@ -38,6 +39,7 @@ export const migrations: Record<string, Migration> = {
   '016_webhook_provider_hooks': m016,
   '017_backfill_hook_profiles': m017,
   '018_jobs_running': m018,
+  '019_rate_limit_counts': m019,
 };
 
 /** The table Kysely's migrator keeps its applied migrations in (its default name; one row per migration). */
