@@ -27,7 +27,7 @@ import { startTestHost, stopTestHost } from '../support/test-host.js';
 // A pristine host of its own (test-host.sh index 12), so this suite runs beside the other fresh
 // suites (run-tests.mjs) instead of after them on the shared host.
 const HOST = 'portapps';
-const host = startTestHost(HOST, { index: 12 });
+const host = await startTestHost(HOST, { index: 12 });
 useHost(host);
 const id = runId();
 const user = `spg${id}`;
@@ -131,7 +131,7 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
       await stopServingRepositories(GIT_BASE, WORK);
       await h?.stop();
       await removeSystemUser(user, id).catch(() => undefined);
-      stopTestHost(HOST);
+      await stopTestHost(HOST);
     }, 600_000);
 
     it('creates a Generic Port and an Adonis site and binds them to a git profile; Generic Port asks for its start command', async () => {

@@ -24,7 +24,7 @@ import { startTestHost, stopTestHost } from '../support/test-host.js';
 // A pristine host of its own (test-host.sh index 10), so this suite runs beside the other fresh
 // suites (run-tests.mjs) instead of after them on the shared host.
 const HOST = 'realapps';
-const host = startTestHost(HOST, { index: 10 });
+const host = await startTestHost(HOST, { index: 10 });
 useHost(host);
 const id = runId();
 const user = `spr${id}`;
@@ -87,7 +87,7 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
       await stopServingRepositories(GIT_BASE, WORK);
       await h?.stop();
       await removeSystemUser(user, id).catch(() => undefined);
-      stopTestHost(HOST);
+      await stopTestHost(HOST);
     }, 600_000);
 
     it('creates a Laravel and a Next SSR site, binds them to a git profile and sets their variables', async () => {

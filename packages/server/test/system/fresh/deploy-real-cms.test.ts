@@ -132,7 +132,7 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS || process.env.SITEPLANE_CMS
     let directusV1: JsonBody;
 
     beforeAll(async () => {
-      host = startTestHost(HOST, { index: 13 });
+      host = await startTestHost(HOST, { index: 13 });
       useHost(host);
       await serveRepositories(GIT_BASE, WORK, ['strapi', 'directus'], GIT_PORT);
       h = await Harness.start({ username: user });
@@ -145,7 +145,7 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS || process.env.SITEPLANE_CMS
       await stopServingRepositories(GIT_BASE, WORK);
       await h?.stop();
       await removeSystemUser(user, id).catch(() => undefined);
-      stopTestHost(HOST);
+      await stopTestHost(HOST);
     }, 600_000);
 
     it('creates Strapi 5 and Directus 11 on PostgreSQL; their users put data into the installed instances', async () => {

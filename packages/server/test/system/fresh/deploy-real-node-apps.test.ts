@@ -28,7 +28,7 @@ import { startTestHost, stopTestHost } from '../support/test-host.js';
 // A pristine host of its own (test-host.sh index 11), so this suite runs beside the other fresh
 // suites (run-tests.mjs) instead of after them on the shared host.
 const HOST = 'nodeapps';
-const host = startTestHost(HOST, { index: 11 });
+const host = await startTestHost(HOST, { index: 11 });
 useHost(host);
 const id = runId();
 const user = `spn${id}`;
@@ -118,7 +118,7 @@ describe.skipIf(!process.env.SITEPLANE_SYSTEM_TESTS)(
       await stopServingRepositories(GIT_BASE, WORK);
       await h?.stop();
       await removeSystemUser(user, id).catch(() => undefined);
-      stopTestHost(HOST);
+      await stopTestHost(HOST);
     }, 600_000);
 
     it('creates the seven sites, pushes v1 of each app and binds each site to its repository', async () => {

@@ -20,14 +20,14 @@ describe('Node versions on a pristine host: install, the Adonis upgrade, reuse (
 
   beforeAll(async () => {
     // Root's umask 077 here (027 on the shared host): what Siteplane installs must not depend on it.
-    useHost(startTestHost(HOST, { index: 3, umask: '077' }));
+    useHost(await startTestHost(HOST, { index: 3, umask: '077' }));
     h = await Harness.start({ username: user });
     await h.registerServer();
   });
 
   afterAll(async () => {
     await h?.stop();
-    stopTestHost(HOST);
+    await stopTestHost(HOST);
   });
 
   const facts = async () => (await h.api('GET', `/api/v1/servers/${h.server}`)).body.facts;

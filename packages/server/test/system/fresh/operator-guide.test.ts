@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonBody } from '../sites/support/harness.js';
-import { hostRun, startTestHost, stopTestHost, type TestHost } from '../support/test-host.js';
+import { hostRun, runHere, startTestHost, stopTestHost, type TestHost } from '../support/test-host.js';
 
 /**
  * Issue 13, "done when": an operator follows docs/operating.md from a bare Debian machine to
@@ -167,24 +167,23 @@ async function siteUuids(): Promise<string[]> {
 }
 
 describe('docs/operating.md on a bare Debian 13 machine with systemd (issue 13: done when)', () => {
-  beforeAll(() => {
+  beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'siteplane-operator-'));
     // What the guide's comment says to do on any machine with Node: the release tarball (npm pack).
-    const packed = spawnSync('npm', ['pack', '-w', 'packages/cli', '--pack-destination', dir], {
+    const packed = await runHere('npm', ['pack', '-w', 'packages/cli', '--pack-destination', dir], {
       cwd: ROOT,
-      encoding: 'utf8',
-      timeout: 300_000,
+      timeoutMs: 300_000,
     });
-    if (packed.status !== 0) throw new Error(`npm pack failed: ${packed.stderr}`);
-    host = startTestHost(HOST, { index: 14, os: 'debian13', init: 'systemd' });
+    if (packed.code !== 0) throw new Error(`npm pack failed: ${packed.stderr}`);
+    host = await startTestHost(HOST, { index: 14, os: 'debian13', init: 'systemd' });
     // The operator's copy (scp): the tarball and the repository's deploy/ directory.
     mkdirSync(join(host.root, WORK.slice(1)), { recursive: true });
     cpSync(join(dir, `siteplane-cli-${VERSION}.tgz`), join(host.root, WORK.slice(1), `siteplane-cli-${VERSION}.tgz`));
     cpSync(join(ROOT, 'deploy'), join(host.root, WORK.slice(1), 'deploy'), { recursive: true });
   }, 360_000);
 
-  afterAll(() => {
-    if (host) stopTestHost(HOST);
+  afterAll(async () => {
+    if (host) await stopTestHost(HOST);
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 

@@ -37,8 +37,8 @@ describe('kill -9 during the first site’s package installation on a pristine h
   let watching = true;
   let watcher: Promise<void> = Promise.resolve();
 
-  beforeAll(() => {
-    host = startTestHost(HOST, { index: 2 });
+  beforeAll(async () => {
+    host = await startTestHost(HOST, { index: 2 });
     useHost(host);
     dataDir = mkdtempSync(join(tmpdir(), 'siteplane-kill9-apt-'));
   });
@@ -52,7 +52,7 @@ describe('kill -9 during the first site’s package installation on a pristine h
       await new Promise((resolve) => child.once('exit', resolve));
     }
     rmSync(dataDir, { recursive: true, force: true });
-    stopTestHost(HOST);
+    await stopTestHost(HOST);
   });
 
   it(

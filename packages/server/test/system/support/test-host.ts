@@ -88,21 +88,26 @@ export interface StartOptions {
   init?: 'sshd' | 'systemd';
 }
 
-/** Starts a host of its own for a suite that needs a pristine one (about 5 s from the cached image). */
-export function startTestHost(name: string, options: StartOptions): TestHost {
+/**
+ * Starts a host of its own for a suite that needs a pristine one (about 5 s from the cached image;
+ * a systemd host boots longer). Asynchronous, as stopping is: a test worker blocked in a child
+ * process for a minute cannot answer Vitest, which then fails the run ("Timeout calling
+ * onTaskUpdate", seen in CI on a loaded machine).
+ */
+export async function startTestHost(name: string, options: StartOptions): Promise<TestHost> {
   // Pristine means new: one of that name left running by an earlier run goes first.
-  stopTestHost(name);
+  await stopTestHost(name);
   const args = ['start', name, '--index', String(options.index)];
   if (options.os) args.push('--os', options.os);
   if (options.umask) args.push('--umask', options.umask);
   if (options.init) args.push('--init', options.init);
-  const result = spawnSync('bash', [SCRIPT, ...args], { encoding: 'utf8', timeout: 600_000 });
-  if (result.status !== 0) throw new Error(`test-host.sh ${args.join(' ')} failed: ${result.stderr}`);
+  const result = await runHere('bash', [SCRIPT, ...args], { timeoutMs: 600_000 });
+  if (result.code !== 0) throw new Error(`test-host.sh ${args.join(' ')} failed: ${result.stderr}`);
   return parseEnv(result.stdout);
 }
 
-export function stopTestHost(name: string): void {
-  spawnSync('bash', [SCRIPT, 'stop', name], { encoding: 'utf8', timeout: 60_000 });
+export async function stopTestHost(name: string): Promise<void> {
+  await runHere('bash', [SCRIPT, 'stop', name], { timeoutMs: 60_000 });
 }
 
 export interface Ran {
@@ -143,11 +148,20 @@ function nsenterArgv(host: TestHost, command: string, args: readonly string[], e
 
 /** Runs a command as root inside the host; argv only, so hostile values arrive literally. */
 export function hostRun(host: TestHost, command: string, args: readonly string[], options: HostRunOptions = {}): Promise<Ran> {
+  return runHere('nsenter', nsenterArgv(host, command, args, options.env), options);
+}
+
+/** Runs a command on this machine without blocking the test's worker; never rejects: its exit code and output. */
+export function runHere(
+  command: string,
+  args: readonly string[],
+  options: Omit<HostRunOptions, 'env'> & { cwd?: string } = {},
+): Promise<Ran> {
   return new Promise((done) => {
     const child = execFile(
-      'nsenter',
-      nsenterArgv(host, command, args, options.env),
-      { timeout: options.timeoutMs ?? 60_000, maxBuffer: 16 * 1024 * 1024 },
+      command,
+      args,
+      { timeout: options.timeoutMs ?? 60_000, maxBuffer: 16 * 1024 * 1024, cwd: options.cwd },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         done({ code, stdout: String(stdout), stderr: String(stderr) });
