@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, TEST_DB, type TestService } from '../support/test-service.js';
 
+// The limits count calendar minutes: a clock held in the middle of one, so no test crosses into the next.
+const MID_MINUTE = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 30_000);
+const clock = { now: () => MID_MINUTE };
+
 describe(`rate limits per token and per address on ${TEST_DB} (ARCHITECTURE §2 "Errors": 429 with Retry-After)`, () => {
   let s: TestService;
   beforeAll(async () => {
-    s = await startTestService({ env: { SITEPLANE_RATE_LIMIT: '5', SITEPLANE_RATE_LIMIT_ADDRESS: '3' } });
+    s = await startTestService({ env: { SITEPLANE_RATE_LIMIT: '5', SITEPLANE_RATE_LIMIT_ADDRESS: '3' }, clock });
   });
   afterAll(async () => s?.stop());
 
@@ -50,8 +54,9 @@ describe(`rate limits per token and per address on ${TEST_DB} (ARCHITECTURE §2 
   it('behind a proxy in SITEPLANE_TRUSTED_PROXIES each client is counted by the address X-Forwarded-For names; elsewhere the header is not believed', async () => {
     const t = await startTestService({
       env: { SITEPLANE_RATE_LIMIT_ADDRESS: '2', SITEPLANE_TRUSTED_PROXIES: '10.0.0.5, 192.0.2.0/24' },
+      clock,
     });
-    const untrusted = await startTestService({ env: { SITEPLANE_RATE_LIMIT_ADDRESS: '2' } });
+    const untrusted = await startTestService({ env: { SITEPLANE_RATE_LIMIT_ADDRESS: '2' }, clock });
     const from = (service: TestService, remoteAddress: string, forwardedFor: string) =>
       service.app
         .inject({ method: 'GET', url: '/api/v1/servers', headers: { 'x-forwarded-for': forwardedFor }, remoteAddress })
