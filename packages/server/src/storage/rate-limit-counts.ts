@@ -21,14 +21,13 @@ export async function shareRateLimitCounts(
   counts: readonly CountToShare[],
 ): Promise<{ key: string; minute: number; count: number }[]> {
   if (counts.length === 0) return [];
-  const sorted = [...counts].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.minute - b.minute));
   const { rows } = await sql<{ key: string; minute: number; count: number }>`
     WITH incoming AS (
-      SELECT * FROM unnest(${sorted.map((c) => c.key)}::text[], ${sorted.map((c) => c.minute)}::int[], ${sorted.map((c) => c.added)}::int[])
-        WITH ORDINALITY AS t(key, minute, added, position)
+      SELECT * FROM unnest(${counts.map((c) => c.key)}::text[], ${counts.map((c) => c.minute)}::int[], ${counts.map((c) => c.added)}::int[])
+        AS t(key, minute, added)
     ), added AS (
       INSERT INTO rate_limit_counts (key, minute, count)
-      SELECT key, minute, added FROM incoming WHERE added > 0 ORDER BY position
+      SELECT key, minute, added FROM incoming WHERE added > 0 ORDER BY key, minute
       ON CONFLICT (key, minute) DO UPDATE SET count = rate_limit_counts.count + excluded.count
       RETURNING key, minute, count
     )

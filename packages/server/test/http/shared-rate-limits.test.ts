@@ -9,7 +9,7 @@ import { startTestService, TEST_DB, type TestService } from '../support/test-ser
 
 const MINUTE = 60_000;
 
-describe('RateLimiter: calendar minutes, and what it shares with other processes', () => {
+describe('RateLimiter: calendar minutes, and what it shares with other processes (spec §8 "Rate limits: not shown"; ARCHITECTURE §2 "Errors")', () => {
   it('counts a key in the calendar minute and says when the next one starts', () => {
     let now = 10 * MINUTE + 45_000;
     const limiter = new RateLimiter(2, 0, () => now);
@@ -49,82 +49,85 @@ describe('RateLimiter: calendar minutes, and what it shares with other processes
  * share their counts (rounds forced here with sync(), as each second's timer runs them), so a token
  * spread over both has one budget.
  */
-describe.skipIf(TEST_DB !== 'postgres')('rate limits shared by two API processes (PostgreSQL)', () => {
-  const limits = { SITEPLANE_RATE_LIMIT: '10', SITEPLANE_RATE_LIMIT_ADDRESS: '3' };
-  // Both processes' clocks held in the middle of one minute, so every request below counts in it.
-  const midMinute = new Date(Math.floor(Date.now() / MINUTE) * MINUTE + 30_000);
-  const clock = { now: () => midMinute };
-  let a: TestService;
-  let b: TestService;
-  beforeAll(async () => {
-    a = await startTestService({ env: limits, clock });
-    b = await startTestService({ env: limits, sameDatabaseAs: a, clock });
-  });
-  afterAll(async () => {
-    await b?.stop();
-    await a?.stop();
-  });
-  const get = (s: TestService, headers: Record<string, string>) =>
-    s.app.inject({ method: 'GET', url: '/api/v1/servers', headers }).then((res) => res.statusCode);
-  const sync = async (s: TestService) => {
-    if (!s.rateLimitSharing) throw new Error('no sharing on PostgreSQL with limits set');
-    await s.rateLimitSharing.sync();
-  };
-
-  it("a token's requests through either count against one budget; an address's too", async () => {
-    const auth = { authorization: `Bearer ${a.token}` };
-    const statuses: number[] = [];
-    for (let i = 0; i < 6; i++) statuses.push(await get(a, auth));
-    await sync(a);
-    statuses.push(await get(b, auth));
-    await sync(b);
-    for (let i = 0; i < 4; i++) statuses.push(await get(b, auth));
-    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 429]);
-    await sync(b);
-    await sync(a);
-    expect(await get(a, auth)).toBe(429);
-
-    const anonymous: number[] = [];
-    for (let i = 0; i < 2; i++) anonymous.push(await get(a, {}));
-    await sync(a);
-    anonymous.push(await get(b, {}));
-    await sync(b);
-    anonymous.push(await get(b, {}));
-    expect(anonymous).toEqual([401, 401, 401, 429]);
-  });
-
-  it('shares on its own, about once a second', async () => {
-    await a.app.inject({ method: 'GET', url: '/api/v1/servers', remoteAddress: '192.0.2.77' });
-    let shared: { count: number } | undefined;
-    for (let i = 0; i < 100 && !shared; i++) {
-      if (i > 0) await new Promise((r) => setTimeout(r, 100));
-      shared = await a.storage.db
-        .selectFrom('rate_limit_counts')
-        .select('count')
-        .where('key', '=', 'address:192.0.2.77')
-        .executeTakeFirst();
-    }
-    expect(shared?.count).toBe(1);
-  });
-
-  it('a round that cannot reach the database is logged once, and limiting goes on in each process', async () => {
-    const lines: string[] = [];
-    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
-    const limiter = new RateLimiter(5, 0);
-    // Nothing listens on port 1: each connection is refused at once.
-    const away = new Kysely<Database>({
-      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: 'postgres://siteplane@127.0.0.1:1/none' }) }),
+describe.skipIf(TEST_DB !== 'postgres')(
+  'rate limits shared by two API processes (PostgreSQL; spec §8, ARCHITECTURE §2 "Errors")',
+  () => {
+    const limits = { SITEPLANE_RATE_LIMIT: '10', SITEPLANE_RATE_LIMIT_ADDRESS: '3' };
+    // Both processes' clocks held in the middle of one minute, so every request below counts in it.
+    const midMinute = new Date(Math.floor(Date.now() / MINUTE) * MINUTE + 30_000);
+    const clock = { now: () => midMinute };
+    let a: TestService;
+    let b: TestService;
+    beforeAll(async () => {
+      a = await startTestService({ env: limits, clock });
+      b = await startTestService({ env: limits, sameDatabaseAs: a, clock });
     });
-    const sharing = rateLimitSharing(limiter, away, logger, Date.now);
-    try {
-      limiter.take('token', 'x');
-      await sharing.sync();
-      await sharing.sync();
-      expect(lines.filter((l) => l.includes('sharing rate-limit counts failed'))).toHaveLength(1);
-      expect(limiter.take('token', 'x')).toBe(0);
-    } finally {
-      await sharing.stop();
-      await away.destroy();
-    }
-  });
-});
+    afterAll(async () => {
+      await b?.stop();
+      await a?.stop();
+    });
+    const get = (s: TestService, headers: Record<string, string>) =>
+      s.app.inject({ method: 'GET', url: '/api/v1/servers', headers }).then((res) => res.statusCode);
+    const sync = async (s: TestService) => {
+      if (!s.rateLimitSharing) throw new Error('no sharing on PostgreSQL with limits set');
+      await s.rateLimitSharing.sync();
+    };
+
+    it("a token's requests through either count against one budget; an address's too", async () => {
+      const auth = { authorization: `Bearer ${a.token}` };
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) statuses.push(await get(a, auth));
+      await sync(a);
+      statuses.push(await get(b, auth));
+      await sync(b);
+      for (let i = 0; i < 4; i++) statuses.push(await get(b, auth));
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 429]);
+      await sync(b);
+      await sync(a);
+      expect(await get(a, auth)).toBe(429);
+
+      const anonymous: number[] = [];
+      for (let i = 0; i < 2; i++) anonymous.push(await get(a, {}));
+      await sync(a);
+      anonymous.push(await get(b, {}));
+      await sync(b);
+      anonymous.push(await get(b, {}));
+      expect(anonymous).toEqual([401, 401, 401, 429]);
+    });
+
+    it('shares on its own, about once a second', async () => {
+      await a.app.inject({ method: 'GET', url: '/api/v1/servers', remoteAddress: '192.0.2.77' });
+      let shared: { count: number } | undefined;
+      for (let i = 0; i < 100 && !shared; i++) {
+        if (i > 0) await new Promise((r) => setTimeout(r, 100));
+        shared = await a.storage.db
+          .selectFrom('rate_limit_counts')
+          .select('count')
+          .where('key', '=', 'address:192.0.2.77')
+          .executeTakeFirst();
+      }
+      expect(shared?.count).toBe(1);
+    });
+
+    it('a round that cannot reach the database is logged once, and limiting goes on in each process', async () => {
+      const lines: string[] = [];
+      const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+      const limiter = new RateLimiter(5, 0);
+      // Nothing listens on port 1: each connection is refused at once.
+      const away = new Kysely<Database>({
+        dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: 'postgres://siteplane@127.0.0.1:1/none' }) }),
+      });
+      const sharing = rateLimitSharing(limiter, away, logger, Date.now);
+      try {
+        limiter.take('token', 'x');
+        await sharing.sync();
+        await sharing.sync();
+        expect(lines.filter((l) => l.includes('sharing rate-limit counts failed'))).toHaveLength(1);
+        expect(limiter.take('token', 'x')).toBe(0);
+      } finally {
+        await sharing.stop();
+        await away.destroy();
+      }
+    });
+  },
+);

@@ -10,9 +10,9 @@ export const TCP_SOCKETS = `sockets=/proc/net/tcp; [ -r /proc/net/tcp6 ] && sock
  * below it, or above it when the range starts lower, and inside it only when it covers everything.
  * A port inside the range was free when picked but could be given to an outgoing connection in the
  * seconds before the release listens: a Strapi release opens its PostgreSQL pool while it boots, and
- * the live release restarted beside it does the same; CI saw Strapi refuse to start beside the live
- * one with "port … is already used by another application", the port an even one (the kernel gives
- * connections the even ones). Only a process that binds that very port itself can still take it.
+ * the live release restarted beside it does the same. CI saw Strapi refuse to start beside the live
+ * one with "port … is already used by another application", on an even port (the ones the kernel
+ * gives connections first). Only a process that binds that very port itself can still take it.
  */
 export const FREE_PORT = `port=
 ${TCP_SOCKETS}
