@@ -37,6 +37,13 @@ function openSqlite(file: string): Storage {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
+  // Group commit gives each unit a SAVEPOINT, and SQLite keeps the pages a unit changes in a
+  // statement journal that spills to a temporary file past 64 KiB (16 pages): units past it opened,
+  // wrote and unlinked a file in /var/tmp (one unit in about twenty of bench/job-cost.ts's creates and
+  // jobs, under strace), which cost `npm run bench`'s creates a fifth of their rate. Kept in memory,
+  // the journal is freed at RELEASE. Sorts and temporary tables go to memory too; the service's are
+  // small (pages of lists, grouped counts).
+  sqlite.pragma('temp_store = MEMORY');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   if (file === ':memory:') return { db, dialect: 'sqlite', close: () => db.destroy() };
   // Checkpoints run in a thread of their own; the automatic one (40 MB of WAL) is only a backstop.

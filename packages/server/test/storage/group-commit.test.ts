@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -109,6 +109,40 @@ describe.skipIf(TEST_DB === 'postgres')(
         }
       }
       expect(found).toEqual(['durable']);
+    });
+
+    it('a unit that changes many pages keeps its savepoint journal in memory (no temporary file) and still rolls back alone', async () => {
+      const s = await open();
+      const writes = writeTransactions(s.db, 'sqlite');
+      // 60 rows of 3 KB, about one 4 KiB page each, committed first: a savepoint journals pages that
+      // existed when it began, and 60 pages are well past SQLite's 64 KiB before it spills to a file.
+      const big = 'x'.repeat(3000);
+      await writes(async (trx) => {
+        for (let i = 0; i < 60; i++) await sql`INSERT INTO t (k, v) VALUES (${`k${i}`}, ${big})`.execute(trx);
+      });
+      // SQLite names its temporary files etilqs_* and unlinks them at once; an open one shows in /proc.
+      const temporaryFiles = () =>
+        readdirSync('/proc/self/fd').flatMap((fd) => {
+          try {
+            const target = readlinkSync(join('/proc/self/fd', fd));
+            return target.includes('etilqs_') ? [target] : [];
+          } catch {
+            return []; // closed between the listing and the read
+          }
+        });
+      let openDuringUnit: string[] = ['not looked'];
+      const outcomes = await Promise.allSettled([
+        writes(async (trx) => {
+          await sql`UPDATE t SET v = ${'y'.repeat(3000)}`.execute(trx);
+          openDuringUnit = temporaryFiles();
+          throw new Error('rule broken after the update');
+        }),
+        writes((trx) => sql`INSERT INTO t (k, v) VALUES ('after', 'x')`.execute(trx)),
+      ]);
+      expect(openDuringUnit).toEqual([]);
+      expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'fulfilled']);
+      const values = await sql<{ v: string }>`SELECT DISTINCT v FROM t WHERE k != 'after'`.execute(s.db);
+      expect(values.rows.map((r) => r.v)).toEqual([big]);
     });
   },
 );
