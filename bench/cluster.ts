@@ -3,7 +3,11 @@
 // total connections; prints both figures and their ratio (issue 13's target: two >= 1.6x one).
 // BENCH_WORKERS=2 also runs two worker processes during both runs (they install the dry-run sites:
 // realistic, but they take CPU from the APIs on a small machine). BENCH_MIX=1 makes every fourth
-// request a list by server. Loopback only; every process it starts is stopped by PID at the end.
+// request a list by server. BENCH_API_CPU=<cores> holds each API process to that much of one core
+// (bench/cpu-cap.ts, root): on a machine where the database, the APIs and the load generator share
+// too few cores, only then is one API process what runs out, and the ratio measures what a second
+// one adds rather than how the machine's cores are shared. Loopback only; every process it starts is
+// stopped by PID at the end.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,6 +15,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { capCpu, cpuCapProblem } from './cpu-cap.js';
 import { builtServiceCommand, startFlags } from './service-command.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -19,12 +24,17 @@ const CONNECTIONS = 50;
 const SERVERS = Number(process.env.BENCH_SERVERS ?? 50);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 0);
 const MIX = process.env.BENCH_MIX === '1';
+const API_CPU = process.env.BENCH_API_CPU ? Number(process.env.BENCH_API_CPU) : null;
+if (API_CPU !== null && !(API_CPU > 0))
+  throw new Error(`BENCH_API_CPU: a number of cores above 0, not ${process.env.BENCH_API_CPU}`);
+if (API_CPU !== null && cpuCapProblem()) throw new Error(`BENCH_API_CPU: ${cpuCapProblem()}`);
 const PORT = Number(process.env.BENCH_PORT ?? 18_580);
 const PG_ADMIN = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const dbName = `sp_bench_${randomBytes(6).toString('hex')}`;
 const databaseUrl = PG_ADMIN.replace(/\/[^/]*$/, `/${dbName}`);
 const dirs: string[] = [];
 const children: ChildProcess[] = [];
+const caps: { release(): void }[] = [];
 // Each process as `npm start` runs it (bench/run.ts does the same), so one and two processes
 // compare to the single-process figures of `npm run bench`.
 const CLI = [...startFlags().split(' ').filter(Boolean), ...builtServiceCommand()];
@@ -52,6 +62,7 @@ const secretKey = randomBytes(32).toString('base64');
 async function start(port: number, worker: boolean): Promise<string> {
   const child = spawn(process.execPath, [...CLI, 'serve'], { env: env(port, worker), stdio: ['ignore', 'ignore', 'inherit'] });
   children.push(child);
+  if (API_CPU !== null && !worker && child.pid) caps.push(capCpu(child.pid, API_CPU));
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 600; i++) {
     try {
@@ -161,20 +172,27 @@ try {
       .join(' ')}`,
   );
   console.log(
-    `PostgreSQL, ${SERVERS} dry-run servers, ${WORKERS} worker processes; ${CONNECTIONS} connections in all, ${DURATION} s each; ${MIX ? '3 creates : 1 list' : 'creates'}`,
+    `PostgreSQL, ${SERVERS} dry-run servers, ${WORKERS} worker processes; ${CONNECTIONS} connections in all, ${DURATION} s each; ${MIX ? '3 creates : 1 list' : 'creates'}; ${API_CPU === null ? 'API processes not capped' : `each API process held to ${API_CPU} of a core`}`,
   );
   // One, two, one again: the database grows through the runs, so the ratio is taken against the
   // mean of the runs before and after the two-process one.
   // Each process warms up (JIT, pools, caches) before it is measured; the warm-up is not counted.
-  await createLoad('(warm-up, not counted)', [first], token, servers, WARMUP);
+  // A capped process warms up on its share of a core: as long, in CPU, as an uncapped one.
+  const warmup = Math.round(WARMUP / Math.min(1, API_CPU ?? 1));
+  await createLoad('(warm-up, not counted)', [first], token, servers, warmup);
   const one = await createLoad('1 API process', [first], token, servers);
   const second = await start(PORT + 1, false);
-  await createLoad('(warm-up, not counted)', [second], token, servers, WARMUP);
+  await createLoad('(warm-up, not counted)', [second], token, servers, warmup);
   const two = await createLoad('2 API processes', [first, second], token, servers);
   const again = await createLoad('1 API process, again', [first], token, servers);
-  console.log(`ratio two/one: ${(two / ((one + again) / 2)).toFixed(2)}x (target >= 1.6x)`);
+  const capped =
+    API_CPU === null
+      ? 'API processes not capped: BENCH_API_CPU=0.3 holds each to 0.3 of a core'
+      : `each API process held to ${API_CPU} of a core`;
+  console.log(`ratio two/one: ${(two / ((one + again) / 2)).toFixed(2)}x (target >= 1.6x; ${capped})`);
 } finally {
   await stopAll(children);
+  for (const cap of caps) cap.release();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
   await admin.end();
