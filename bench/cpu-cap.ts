@@ -3,7 +3,7 @@
 // machine with fewer cores than the database, the API processes and the load generator need, a second
 // API process only takes CPU from the others, and the ratio of two to one says nothing of scaling.
 // Needs root and a writable cgroup hierarchy; `cpuCapProblem()` says why not, or null.
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const V2_ROOT = '/sys/fs/cgroup';
@@ -29,6 +29,7 @@ export function cpuCapProblem(): string | null {
 export function capCpu(pid: number, cores: number): { release(): void } {
   const found = hierarchy();
   if (!found) throw new Error(cpuCapProblem() ?? 'no cgroup hierarchy');
+  removeGroupsOfEndedBenches(found.root);
   const group = join(found.root, `siteplane-bench-${process.pid}-${pid}`);
   const quota = Math.max(1000, Math.round(cores * PERIOD_US));
   if (found.version === 2) writeFileSync(join(V2_ROOT, 'cgroup.subtree_control'), '+cpu');
@@ -49,4 +50,19 @@ export function capCpu(pid: number, cores: number): { release(): void } {
       }
     },
   };
+}
+
+/**
+ * A bench ended by a signal leaves its groups behind (they can only be removed once empty, after its
+ * processes have gone). Groups of a bench whose process has ended are removed here; one whose
+ * processes still run is not empty, and rmdir leaves it.
+ */
+function removeGroupsOfEndedBenches(root: string): void {
+  for (const name of readdirSync(root)) {
+    const owner = /^siteplane-bench-(\d+)-\d+$/.exec(name)?.[1];
+    if (!owner || Number(owner) === process.pid || existsSync(`/proc/${owner}`)) continue;
+    try {
+      rmdirSync(join(root, name));
+    } catch {}
+  }
 }
