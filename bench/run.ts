@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import SQLite from 'better-sqlite3';
 import { seedFinishedSites } from './seed-sites.js';
 import { builtServiceCommand, startFlags } from './service-command.js';
 
@@ -110,6 +111,16 @@ function run(which: string, title: string, opts: autocannon.Options): Promise<Me
 }
 
 /** Waits until this site is installed: with one team, jobs are claimed oldest first, so the ones before it ran. */
+/** Jobs finished so far, read from the service's SQLite file beside it (WAL: a reader waits on nobody). */
+function jobsDone(): number {
+  const db = new SQLite(join(dataDir, 'siteplane.db'), { readonly: true });
+  try {
+    return (db.prepare("SELECT count(*) AS n FROM jobs WHERE status = 'done'").get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
 async function installed(token: string, site: string): Promise<void> {
   if (WORKER === 'off') return;
   while ((await api(token, 'GET', `/api/v1/sites/${site}`)).status !== 'installed') await new Promise((r) => setTimeout(r, 250));
@@ -249,7 +260,9 @@ try {
     ],
     ...opts,
   });
+  const doneBefore = jobsDone();
   const create = await run('create', `POST /sites (worker ${WORKER})`, creates({}));
+  if (create && WORKER === 'on') console.log(`  ${jobsDone() - doneBefore} jobs done during the creates`);
   let sites = SMALL_SITES + (create?.['2xx'] ?? 0);
   const fillStart = performance.now();
   if (CASES.has('fill') && sites < BENCH_SITES && FILL === 'api') {
