@@ -27,7 +27,8 @@ const MIX = process.env.BENCH_MIX === '1';
 const API_CPU = process.env.BENCH_API_CPU ? Number(process.env.BENCH_API_CPU) : null;
 if (API_CPU !== null && !(API_CPU > 0))
   throw new Error(`BENCH_API_CPU: a number of cores above 0, not ${process.env.BENCH_API_CPU}`);
-if (API_CPU !== null && cpuCapProblem()) throw new Error(`BENCH_API_CPU: ${cpuCapProblem()}`);
+const capProblem = API_CPU === null ? null : cpuCapProblem();
+if (capProblem) throw new Error(`BENCH_API_CPU: ${capProblem}`);
 const PORT = Number(process.env.BENCH_PORT ?? 18_580);
 const PG_ADMIN = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const dbName = `sp_bench_${randomBytes(6).toString('hex')}`;

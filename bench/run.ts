@@ -110,7 +110,6 @@ function run(which: string, title: string, opts: autocannon.Options): Promise<Me
   });
 }
 
-/** Waits until this site is installed: with one team, jobs are claimed oldest first, so the ones before it ran. */
 /** Jobs finished so far, read from the service's SQLite file beside it (WAL: a reader waits on nobody). */
 function jobsDone(): number {
   const db = new SQLite(join(dataDir, 'siteplane.db'), { readonly: true });
@@ -121,6 +120,7 @@ function jobsDone(): number {
   }
 }
 
+/** Waits until this site is installed: with one team, jobs are claimed oldest first, so the ones before it ran. */
 async function installed(token: string, site: string): Promise<void> {
   if (WORKER === 'off') return;
   while ((await api(token, 'GET', `/api/v1/sites/${site}`)).status !== 'installed') await new Promise((r) => setTimeout(r, 250));
